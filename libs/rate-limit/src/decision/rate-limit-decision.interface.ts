@@ -1,0 +1,37 @@
+/** Why a policy did not admit a request. */
+export type RateLimitReason = 'limit' | 'blocked' | 'cost-exceeds-capacity';
+
+/** Which store decided: Redis, the in-memory store (by choice or as insurance), or nobody. */
+export type DecisionSource = 'redis' | 'memory' | 'fail-open' | 'fail-closed';
+
+/**
+ * One policy's verdict for one request. "Denied" is a value, never an exception.
+ * @publicApi
+ */
+export interface RateLimitDecision {
+  readonly policy: string;
+  /** This policy's own verdict; in shadow mode a `false` does not stop the request. */
+  readonly allowed: boolean;
+  readonly shadow: boolean;
+  /** Capacity: `burst` for the bucket algorithms and GCRA, `limit` for the window ones. */
+  readonly limit: number;
+  readonly remaining: number;
+  /** Until the window resets or the bucket is full (empty, for a leaky bucket) again. */
+  readonly resetMs: number;
+  /** 0 when allowed. */
+  readonly retryAfterMs: number;
+  readonly reason?: RateLimitReason;
+  readonly source: DecisionSource;
+}
+
+/**
+ * The verdict on a whole request (every policy that applies to it).
+ * @publicApi
+ */
+export interface RateLimitVerdict {
+  readonly allowed: boolean;
+  readonly decisions: readonly RateLimitDecision[];
+  readonly source: DecisionSource;
+  /** Set when Redis could not decide and `onRedisError` chose the outcome. */
+  readonly storeError?: Error;
+}

@@ -1,0 +1,15 @@
+/**
+ * Thrown at bootstrap for invalid module or decorator options; the message names where the
+ * option was declared and which field is wrong.
+ * @publicApi
+ */
+export class RateLimitConfigError extends Error {
+  constructor(
+    readonly where: string,
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`Invalid rate limit options on ${where}: "${field}" ${problem}`);
+    this.name = 'RateLimitConfigError';
+  }
+}

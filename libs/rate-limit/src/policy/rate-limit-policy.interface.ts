@@ -1,0 +1,15 @@
+import type { RateLimitAlgorithm } from './rate-limit-algorithm';
+import type { RateLimitMode } from './rate-limit-options.interface';
+
+/** The thresholds of a policy after validation, in milliseconds; what the stores decide on. */
+export interface RateLimitPolicy {
+  readonly name: string;
+  readonly algo: RateLimitAlgorithm;
+  readonly limit: number;
+  readonly windowMs: number;
+  /** Capacity for the bucket algorithms and GCRA; equals `limit` unless set. */
+  readonly burst: number;
+  /** 0 when the policy has no penalty. */
+  readonly blockForMs: number;
+  readonly mode: RateLimitMode;
+}

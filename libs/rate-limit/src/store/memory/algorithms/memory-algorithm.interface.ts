@@ -1,0 +1,27 @@
+import type { MemoryKeyspace } from '../memory-keyspace';
+
+/** The same fields as the Lua `p` table, in microseconds. */
+export interface AlgorithmParams {
+  readonly key: string;
+  readonly now: number;
+  readonly limit: number;
+  readonly windowUs: number;
+  readonly burst: number;
+  readonly cost: number;
+}
+
+export interface CheckResult {
+  allowed: boolean;
+  remaining: number;
+  resetUs: number;
+  retryAfterUs: number;
+}
+
+/** Mirrors one `.lua` algorithm: `check` reads only, `commit` charges, `refund` gives back. */
+export interface MemoryAlgorithm<S extends CheckResult = CheckResult> {
+  check(p: AlgorithmParams, ks: MemoryKeyspace): S;
+  commit(p: AlgorithmParams, st: S, ks: MemoryKeyspace): void;
+  refund(p: AlgorithmParams, ks: MemoryKeyspace): void;
+}
+
+export const toMs = (us: number): number => Math.ceil(us / 1000);

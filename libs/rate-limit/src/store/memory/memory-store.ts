@@ -1,0 +1,105 @@
+import { usesBurst } from '../../policy/rate-limit-algorithm';
+import type {
+  RateLimitStore,
+  ReasonCode,
+  StoreEntry,
+  StoreOp,
+  StoreOutcome,
+  StoreReply,
+} from '../rate-limit-store.interface';
+import { MEMORY_ALGORITHMS } from './algorithms';
+import { toMs, type AlgorithmParams, type CheckResult } from './algorithms/memory-algorithm.interface';
+import { MemoryKeyspace } from './memory-keyspace';
+
+const SWEEP_INTERVAL_MS = 10_000;
+
+interface Checked extends CheckResult {
+  reason: ReasonCode;
+}
+
+/** Wall clock in microseconds, like Redis TIME. */
+export function clockUs(): number {
+  return Math.floor((performance.timeOrigin + performance.now()) * 1000);
+}
+
+/**
+ * The same algorithms and replies as the Redis store, for one process: single-instance apps,
+ * tests, and the insurance store while Redis is unreachable. Mirrors lua/decide.lua.
+ * @publicApi
+ */
+export class MemoryStore implements RateLimitStore {
+  readonly kind = 'memory' as const;
+  readonly keyspace = new MemoryKeyspace();
+  private readonly sweeper = setInterval(() => this.keyspace.sweep(), SWEEP_INTERVAL_MS).unref();
+
+  async decide(op: StoreOp, entries: readonly StoreEntry[], nowUs?: number): Promise<StoreReply> {
+    return this.decideSync(op, entries, nowUs ?? clockUs());
+  }
+
+  async delete(keys: readonly string[]): Promise<void> {
+    for (const key of keys) this.keyspace.del(key);
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+  }
+
+  decideSync(op: StoreOp, entries: readonly StoreEntry[], now: number): StoreReply {
+    const params = entries.map((entry) => toParams(entry, now));
+    if (op === 'refund') {
+      params.forEach((p, i) => MEMORY_ALGORITHMS[entries[i].policy.algo].refund(p, this.keyspace));
+      return { admitted: true, outcomes: [] };
+    }
+    const states = params.map((p, i) => this.check(entries[i], p));
+    const admitted = states.every((st, i) => st.allowed || entries[i].policy.mode === 'shadow');
+    if (op === 'consume') {
+      states.forEach((st, i) => this.commitOrPenalize(entries[i], params[i], st, admitted));
+    }
+    return { admitted, outcomes: states.map(toOutcome) };
+  }
+
+  private check(entry: StoreEntry, p: AlgorithmParams): Checked {
+    const untilUs = this.blockedUntil(entry, p.now);
+    if (untilUs !== undefined) {
+      const left = untilUs - p.now;
+      return { allowed: false, remaining: 0, resetUs: left, retryAfterUs: left, reason: 2 };
+    }
+    const st: Checked = { ...MEMORY_ALGORITHMS[entry.policy.algo].check(p, this.keyspace), reason: 0 };
+    st.reason = st.allowed ? 0 : 1;
+    const capacity = usesBurst(entry.policy.algo) ? entry.policy.burst : entry.policy.limit;
+    if (entry.cost > capacity) Object.assign(st, { allowed: false, retryAfterUs: 0, reason: 3 });
+    return st;
+  }
+
+  private blockedUntil(entry: StoreEntry, now: number): number | undefined {
+    if (entry.policy.blockForMs <= 0) return undefined;
+    const untilUs = this.keyspace.get<number>(entry.blockKey);
+    return untilUs !== undefined && untilUs > now ? untilUs : undefined;
+  }
+
+  private commitOrPenalize(entry: StoreEntry, p: AlgorithmParams, st: Checked, admitted: boolean): void {
+    if (st.allowed && admitted) {
+      MEMORY_ALGORITHMS[entry.policy.algo].commit(p, st, this.keyspace);
+    } else if (st.reason === 1 && entry.policy.blockForMs > 0) {
+      const blockForUs = entry.policy.blockForMs * 1000;
+      this.keyspace.set(entry.blockKey, p.now + blockForUs, entry.policy.blockForMs);
+      st.retryAfterUs = Math.max(st.retryAfterUs, blockForUs);
+      st.resetUs = Math.max(st.resetUs, blockForUs);
+    }
+  }
+}
+
+function toParams(entry: StoreEntry, now: number): AlgorithmParams {
+  const { limit, windowMs, burst } = entry.policy;
+  return { key: entry.key, now, limit, windowUs: windowMs * 1000, burst, cost: entry.cost };
+}
+
+function toOutcome(st: Checked): StoreOutcome {
+  return {
+    allowed: st.allowed,
+    remaining: st.remaining,
+    resetMs: toMs(st.resetUs),
+    retryAfterMs: toMs(st.retryAfterUs),
+    reason: st.reason,
+  };
+}

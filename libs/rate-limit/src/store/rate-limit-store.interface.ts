@@ -1,0 +1,39 @@
+import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
+
+/** `peek` writes nothing; `refund` gives back a cost that an earlier `consume` charged. */
+export type StoreOp = 'consume' | 'peek' | 'refund';
+
+/** One policy of one identity, with the keys that hold its state. */
+export interface StoreEntry {
+  readonly key: string;
+  readonly blockKey: string;
+  readonly policy: RateLimitPolicy;
+  readonly cost: number;
+}
+
+/** 0 admitted, 1 over the limit, 2 blocked by blockFor, 3 cost above capacity (as in the Lua). */
+export type ReasonCode = 0 | 1 | 2 | 3;
+
+export interface StoreOutcome {
+  readonly allowed: boolean;
+  readonly remaining: number;
+  readonly resetMs: number;
+  readonly retryAfterMs: number;
+  readonly reason: ReasonCode;
+}
+
+export interface StoreReply {
+  /** Every enforced policy admitted the request, so every admitting policy was charged. */
+  readonly admitted: boolean;
+  readonly outcomes: readonly StoreOutcome[];
+}
+
+/**
+ * Decides all policies of one identity atomically, all-or-nothing. Both stores give the same
+ * replies for the same calls; `nowUs` (tests only) replaces the store's clock.
+ */
+export interface RateLimitStore {
+  readonly kind: 'redis' | 'memory';
+  decide(op: StoreOp, entries: readonly StoreEntry[], nowUs?: number): Promise<StoreReply>;
+  delete(keys: readonly string[]): Promise<void>;
+}

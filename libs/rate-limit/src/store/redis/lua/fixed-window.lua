@@ -1,0 +1,31 @@
+-- fixed-window: at most `limit` per window; windows are aligned to multiples of the window
+-- length since the Unix epoch. State: "<windowIndex>:<count>", expiring at the window's end.
+-- The window index is stored with the count so that an explicit `now` (tests) and a key read in
+-- the last microsecond of its window can never be mistaken for the next window's count.
+algorithms['fixed-window'] = {
+  check = function(p)
+    local index = math.floor(p.now / p.windowUs)
+    local count = 0
+    local raw = redis.call('GET', p.key)
+    if raw then
+      local storedIndex, storedCount = split2(raw)
+      if storedIndex == index then count = storedCount end
+    end
+    local st = { index = index, count = count, resetUs = (index + 1) * p.windowUs - p.now }
+    if count + p.cost > p.limit then
+      st.allowed, st.remaining, st.retryAfterUs = false, math.max(0, p.limit - count), st.resetUs
+    else
+      st.allowed, st.remaining, st.retryAfterUs = true, p.limit - count - p.cost, 0
+    end
+    return st
+  end,
+  commit = function(p, st)
+    redis.call('SET', p.key, int(st.index) .. ':' .. int(st.count + p.cost), 'PX', to_ms(st.resetUs))
+  end,
+  refund = function(p)
+    local st = algorithms['fixed-window'].check(p)
+    if st.count == 0 then return end
+    local count = math.max(0, st.count - p.cost)
+    redis.call('SET', p.key, int(st.index) .. ':' .. int(count), 'PX', to_ms(st.resetUs))
+  end,
+}

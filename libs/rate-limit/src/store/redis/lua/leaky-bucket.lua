@@ -1,0 +1,33 @@
+-- leaky-bucket (as a meter): each request pours `cost` into a bucket of capacity `burst` that
+-- leaks `limit` per window; a request that would overflow it is rejected. State:
+-- "<level>:<lastLeakUs>", kept until the bucket has drained. Unlike the token bucket, a capacity
+-- lowered at runtime does not spill the level: the client waits until it has leaked below.
+local function lb_level(p)
+  local raw = redis.call('GET', p.key)
+  if not raw then return 0 end
+  local level, last = split2(raw)
+  return math.max(0, level - math.max(0, p.now - last) * p.limit / p.windowUs)
+end
+
+local function lb_store(p, level)
+  if level <= 0 then redis.call('DEL', p.key) return end
+  redis.call('SET', p.key, num(level) .. ':' .. int(p.now), 'PX', to_ms(level * p.windowUs / p.limit))
+end
+
+algorithms['leaky-bucket'] = {
+  check = function(p)
+    local level = lb_level(p)
+    local st = { level = level }
+    if level + p.cost > p.burst then
+      st.allowed, st.remaining = false, math.max(0, math.floor(p.burst - level))
+      st.retryAfterUs = (level + p.cost - p.burst) * p.windowUs / p.limit
+      st.resetUs = level * p.windowUs / p.limit
+    else
+      st.allowed, st.remaining, st.retryAfterUs = true, math.floor(p.burst - level - p.cost), 0
+      st.resetUs = (level + p.cost) * p.windowUs / p.limit
+    end
+    return st
+  end,
+  commit = function(p, st) lb_store(p, st.level + p.cost) end,
+  refund = function(p) lb_store(p, lb_level(p) - p.cost) end,
+}

@@ -1,0 +1,19 @@
+-- Shared helpers for the decide script. The script is assembled at load time from this prelude,
+-- one file per algorithm and decide.lua, because Redis runs a single chunk per EVAL.
+
+-- Redis 3.2-6 need this before writing after TIME; Redis 7 always replicates effects.
+if redis.replicate_commands then redis.replicate_commands() end
+
+local algorithms = {}
+
+-- Integers are written with %d and fractions with %.17g so that a value read back is the exact
+-- double that was written: the in-memory store keeps doubles, and both must agree bit for bit.
+local function int(n) return string.format('%d', n) end
+local function num(n) return string.format('%.17g', n) end
+
+local function to_ms(us) return math.ceil(us / 1000) end
+
+local function split2(raw)
+  local a, b = string.match(raw, '^([^:]+):([^:]+)$')
+  return tonumber(a), tonumber(b)
+end

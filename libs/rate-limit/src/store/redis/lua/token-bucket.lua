@@ -1,0 +1,34 @@
+-- token-bucket: holds up to `burst` tokens, refilled continuously at `limit` per window; a
+-- request takes `cost` tokens. State: "<tokens>:<lastRefillUs>", kept until the bucket is full
+-- again (a full bucket and a missing key mean the same thing).
+local function tb_tokens(p)
+  local raw = redis.call('GET', p.key)
+  if not raw then return p.burst end
+  local tokens, last = split2(raw)
+  -- Clamping to `burst` also applies a capacity lowered at runtime to the tokens kept.
+  return math.min(p.burst, tokens + math.max(0, p.now - last) * p.limit / p.windowUs)
+end
+
+local function tb_store(p, tokens)
+  if tokens >= p.burst then redis.call('DEL', p.key) return end
+  local untilFullUs = (p.burst - tokens) * p.windowUs / p.limit
+  redis.call('SET', p.key, num(tokens) .. ':' .. int(p.now), 'PX', to_ms(untilFullUs))
+end
+
+algorithms['token-bucket'] = {
+  check = function(p)
+    local tokens = tb_tokens(p)
+    local st = { tokens = tokens }
+    if p.cost > tokens then
+      st.allowed, st.remaining = false, math.floor(tokens)
+      st.retryAfterUs = (p.cost - tokens) * p.windowUs / p.limit
+      st.resetUs = (p.burst - tokens) * p.windowUs / p.limit
+    else
+      st.allowed, st.remaining, st.retryAfterUs = true, math.floor(tokens - p.cost), 0
+      st.resetUs = (p.burst - (tokens - p.cost)) * p.windowUs / p.limit
+    end
+    return st
+  end,
+  commit = function(p, st) tb_store(p, st.tokens - p.cost) end,
+  refund = function(p) tb_store(p, math.min(p.burst, tb_tokens(p) + p.cost)) end,
+}

@@ -1,0 +1,75 @@
+import { RateLimitStoreError } from '../../errors/rate-limit-store.error';
+import type {
+  RateLimitStore,
+  ReasonCode,
+  StoreEntry,
+  StoreOp,
+  StoreOutcome,
+  StoreReply,
+} from '../rate-limit-store.interface';
+import { loadDecideScript } from './decide-script';
+import type { RedisClient, RedisScript } from './redis-script';
+import { withTimeout } from './with-timeout';
+
+const FIELDS_PER_OUTCOME = 5;
+
+/**
+ * Decides in Redis: one EVALSHA per identity, bounded by the command timeout. A client that is
+ * not connected fails at once (no offline queue), so no request waits on a dead Redis.
+ * @publicApi
+ */
+export class RedisStore implements RateLimitStore {
+  readonly kind = 'redis' as const;
+
+  constructor(
+    readonly client: RedisClient,
+    private readonly timeoutMs: number,
+    private readonly script: RedisScript = loadDecideScript(),
+  ) {}
+
+  async decide(op: StoreOp, entries: readonly StoreEntry[], nowUs?: number): Promise<StoreReply> {
+    const keys: string[] = [];
+    const args: (string | number)[] = [op, nowUs === undefined ? '' : Math.floor(nowUs), entries.length];
+    for (const { key, blockKey, policy, cost } of entries) {
+      keys.push(key, blockKey);
+      args.push(policy.algo, policy.limit, policy.windowMs, policy.burst, cost, policy.blockForMs);
+      args.push(policy.mode === 'shadow' ? 1 : 0);
+    }
+    const reply = await this.send(() => this.script.run(this.client, keys, args));
+    return op === 'refund' ? { admitted: true, outcomes: [] } : parseReply(reply, entries.length);
+  }
+
+  async delete(keys: readonly string[]): Promise<void> {
+    // One DEL per key: on a cluster, keys of different identities live in different slots.
+    await this.send(() => Promise.all(keys.map((key) => this.client.del(key))));
+  }
+
+  private async send<T>(command: () => Promise<T>): Promise<T> {
+    if (this.client.status !== 'ready') {
+      throw new RateLimitStoreError('unavailable', `Redis is not connected (${this.client.status})`);
+    }
+    try {
+      return await withTimeout(command(), this.timeoutMs);
+    } catch (error) {
+      if (error instanceof RateLimitStoreError) throw error;
+      throw new RateLimitStoreError('error', `Redis failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+}
+
+function parseReply(reply: unknown, count: number): StoreReply {
+  if (!Array.isArray(reply) || reply.length !== 1 + count * FIELDS_PER_OUTCOME) {
+    throw new RateLimitStoreError('error', `Unexpected reply from the rate limit script: ${String(reply)}`);
+  }
+  const outcomes: StoreOutcome[] = [];
+  for (let i = 1; i < reply.length; i += FIELDS_PER_OUTCOME) {
+    outcomes.push({
+      allowed: reply[i] === 1,
+      remaining: Number(reply[i + 1]),
+      resetMs: Number(reply[i + 2]),
+      retryAfterMs: Number(reply[i + 3]),
+      reason: Number(reply[i + 4]) as ReasonCode,
+    });
+  }
+  return { admitted: reply[0] === 1, outcomes };
+}
