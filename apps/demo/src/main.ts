@@ -1,11 +1,16 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
-import { Module } from '@nestjs/common';
-import { hello } from '@app/rate-limit';
-@Module({})
-class AppModule {}
-async function main(): Promise<void> {
-  const app = await NestFactory.create(AppModule);
-  console.log(hello());
-  await app.close();
+import { AppModule } from './app.module';
+import type { DemoConfig } from './config/demo-config';
+
+async function bootstrap(): Promise<void> {
+  const app = await NestFactory.create(AppModule.forRoot());
+  app.enableShutdownHooks();
+  const { port } = app.get(ConfigService).getOrThrow<DemoConfig>('demo');
+  await app.listen(port);
+  new Logger('Demo').log(`Listening on http://localhost:${port}`);
 }
-void main();
+
+void bootstrap();

@@ -1,0 +1,43 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { ConfigModule, ConfigService } from '@nestjs/config';
+import { APP_GUARD } from '@nestjs/core';
+import { RateLimitGuard, RateLimitModule } from '@app/rate-limit';
+import { AlgorithmsController } from './api/algorithms.controller';
+import { ShowcaseController } from './api/showcase.controller';
+import { validateDemoEnv, type DemoConfig } from './config/demo-config';
+import { demoRedisConnection } from './redis/demo-redis-connection';
+
+/**
+ * The demo application. `forRoot(overrides)` lets tests run several instances in one process
+ * with their own settings; `npm start` uses the environment alone.
+ */
+@Module({})
+export class AppModule {
+  static forRoot(overrides: Record<string, string | undefined> = {}): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot({
+          isGlobal: true,
+          ignoreEnvFile: true,
+          validate: (env) => validateDemoEnv({ ...env, ...overrides }),
+        }),
+        RateLimitModule.forRootAsync({
+          inject: [ConfigService],
+          useFactory: async (config: ConfigService) => {
+            const demo = config.getOrThrow<DemoConfig>('demo');
+            return {
+              redis: await demoRedisConnection(demo),
+              keyPrefix: demo.keyPrefix,
+              onRedisError: demo.onRedisError,
+              commandTimeoutMs: demo.commandTimeoutMs,
+              trustProxy: demo.trustProxy,
+            };
+          },
+        }),
+      ],
+      controllers: [AlgorithmsController, ShowcaseController],
+      providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
+    };
+  }
+}

@@ -1,0 +1,58 @@
+import type { OnRedisError } from '@app/rate-limit';
+
+/** The demo's settings, read from the environment once at start. */
+export interface DemoConfig {
+  port: number;
+  redisUrl?: string;
+  clusterNodes?: { host: string; port: number }[];
+  sentinels?: { host: string; port: number }[];
+  sentinelName: string;
+  onRedisError: OnRedisError;
+  keyPrefix: string;
+  commandTimeoutMs: number;
+  trustProxy: boolean;
+}
+
+const ON_REDIS_ERROR: readonly OnRedisError[] = ['memory', 'open', 'closed'];
+
+function hostPorts(name: string, value: string | undefined): { host: string; port: number }[] | undefined {
+  if (!value) return undefined;
+  return value.split(',').map((item) => {
+    const match = /^\s*([^:\s]+):(\d{1,5})\s*$/.exec(item);
+    if (!match) throw new Error(`${name} must be host:port[,host:port...] (got ${JSON.stringify(value)})`);
+    return { host: match[1], port: Number(match[2]) };
+  });
+}
+
+function integer(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)})`);
+  }
+  return n;
+}
+
+/**
+ * Validates the environment for ConfigModule. The result is nested under `demo` so that
+ * ConfigModule does not copy it back into process.env (two apps in one test process stay apart).
+ */
+export function validateDemoEnv(env: Record<string, string | undefined>): { demo: DemoConfig } {
+  const onRedisError = (env.RATE_LIMIT_ON_REDIS_ERROR ?? 'memory') as OnRedisError;
+  if (!ON_REDIS_ERROR.includes(onRedisError)) {
+    throw new Error(`RATE_LIMIT_ON_REDIS_ERROR must be one of ${ON_REDIS_ERROR.join(', ')} (got ${JSON.stringify(onRedisError)})`);
+  }
+  return {
+    demo: {
+      port: integer('PORT', env.PORT, 3000, 0, 65535),
+      redisUrl: env.REDIS_URL || undefined,
+      clusterNodes: hostPorts('REDIS_CLUSTER_NODES', env.REDIS_CLUSTER_NODES),
+      sentinels: hostPorts('REDIS_SENTINELS', env.REDIS_SENTINELS),
+      sentinelName: env.REDIS_SENTINEL_NAME || 'mymaster',
+      onRedisError,
+      keyPrefix: env.RATE_LIMIT_KEY_PREFIX || 'rl',
+      commandTimeoutMs: integer('RATE_LIMIT_TIMEOUT_MS', env.RATE_LIMIT_TIMEOUT_MS, 100, 1, 60_000),
+      trustProxy: env.TRUST_PROXY === 'true',
+    },
+  };
+}

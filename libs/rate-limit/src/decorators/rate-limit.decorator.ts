@@ -1,0 +1,25 @@
+import { RATE_LIMIT_METADATA } from '../rate-limit.constants';
+import type { RateLimitOptions } from '../policy/rate-limit-options.interface';
+
+/**
+ * Limits a handler, or every handler of a controller. Repeatable: every policy must admit the
+ * request, and none is charged when one rejects. A handler's policy replaces a controller's
+ * policy of the same name.
+ * @publicApi
+ * @example
+ * @RateLimit({ algo: 'sliding-window', limit: 5, window: '1m' })
+ * @RateLimit({ name: 'login-daily', algo: 'fixed-window', limit: 100, window: '1d' })
+ */
+export function RateLimit(options: RateLimitOptions): ClassDecorator & MethodDecorator {
+  return (target: object, _key?: string | symbol, descriptor?: PropertyDescriptor) => {
+    const holder: object = descriptor ? descriptor.value : target;
+    const declared: RateLimitOptions[] = Reflect.getOwnMetadata(RATE_LIMIT_METADATA, holder) ?? [];
+    // Decorators run bottom-up; prepending keeps the order in which they are written.
+    Reflect.defineMetadata(RATE_LIMIT_METADATA, [options, ...declared], holder);
+  };
+}
+
+/** The `@RateLimit()` options declared directly on a class or handler, in source order. */
+export function getDeclaredRateLimits(holder: object): readonly RateLimitOptions[] {
+  return Reflect.getOwnMetadata(RATE_LIMIT_METADATA, holder) ?? [];
+}

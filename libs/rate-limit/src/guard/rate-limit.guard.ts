@@ -1,0 +1,79 @@
+import {
+  Inject,
+  Injectable,
+  ServiceUnavailableException,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
+import type { RateLimitVerdict } from '../decision/rate-limit-decision.interface';
+import type { RateLimitConfig } from '../module/resolve-module-options';
+import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
+import type { CompiledRoute } from '../registry/compiled-route';
+import { PolicyRegistry } from '../registry/policy-registry';
+import { RouteTable } from '../registry/route-table';
+import { RateLimiterService, type PolicyRequest } from '../service/rate-limiter.service';
+import { RateLimitExceededException } from './rate-limit-exceeded.exception';
+import { mostRestrictive, rateLimitHeaders, toSeconds } from './rate-limit-headers';
+
+interface HeaderWriter {
+  setHeader?(name: string, value: string): void;
+  header?(name: string, value: string): void;
+}
+
+/**
+ * Applies the `@RateLimit()` policies of the handler: resolves identities, asks the service for
+ * one verdict, writes the headers, and answers 429 (or 503 when Redis is down and
+ * `onRedisError` is 'closed'). Use it globally (APP_GUARD) or with `@UseGuards()`.
+ * @publicApi
+ */
+@Injectable()
+export class RateLimitGuard implements CanActivate {
+  constructor(
+    private readonly routes: RouteTable,
+    private readonly registry: PolicyRegistry,
+    private readonly limiter: RateLimiterService,
+    @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const route = this.routes.routeFor(context.getClass(), context.getHandler() as () => unknown);
+    if (!route) return true;
+    const verdict = await this.limiter.decide(await this.requests(route, context));
+    this.writeHeaders(context, verdict);
+    if (verdict.source === 'fail-closed') {
+      throw new ServiceUnavailableException('Rate limiting is unavailable');
+    }
+    if (!verdict.allowed) {
+      const rejected = mostRestrictive(verdict.decisions)!;
+      throw new RateLimitExceededException(rejected.policy, toSeconds(rejected.retryAfterMs));
+    }
+    return true;
+  }
+
+  protected async requests(route: CompiledRoute, context: ExecutionContext): Promise<PolicyRequest[]> {
+    return Promise.all(
+      route.policies.map(async ({ name, cost, identity }) => ({
+        policy: this.registry.get(name)!,
+        identity: await identity(context),
+        cost: typeof cost === 'number' ? cost : checkedCost(name, cost(context)),
+      })),
+    );
+  }
+
+  protected writeHeaders(context: ExecutionContext, verdict: RateLimitVerdict): void {
+    const response = context.switchToHttp().getResponse<HeaderWriter>();
+    const set = (name: string, value: string): void => {
+      if (response.setHeader) response.setHeader(name, value);
+      else response.header?.(name, value);
+    };
+    const shown = mostRestrictive(verdict.decisions);
+    if (shown) for (const [name, value] of rateLimitHeaders(this.config.headers, shown)) set(name, value);
+    if (!verdict.allowed && shown && shown.retryAfterMs > 0) set('Retry-After', String(toSeconds(shown.retryAfterMs)));
+  }
+}
+
+function checkedCost(policy: string, cost: unknown): number {
+  if (typeof cost === 'number' && Number.isInteger(cost) && cost >= 1) return cost;
+  throw new Error(`The cost function of rate limit policy "${policy}" returned ${String(cost)}; expected an integer >= 1`);
+}

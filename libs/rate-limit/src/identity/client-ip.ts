@@ -1,0 +1,37 @@
+import type { IncomingMessage } from 'node:http';
+import ipaddr from 'ipaddr.js';
+import proxyAddr from 'proxy-addr';
+
+/** `true`, a hop count, or addresses/subnets of trusted proxies, as in Express's `trust proxy`. */
+export type TrustProxy = boolean | number | string | readonly string[];
+
+export type ClientIpResolver = (request: IncomingMessage) => string;
+
+/**
+ * Builds the client-IP function once at bootstrap. `X-Forwarded-For` is read only when
+ * `trustProxy` says which proxies to believe; otherwise the socket address is the client.
+ */
+export function createClientIpResolver(trustProxy: TrustProxy | undefined): ClientIpResolver {
+  if (trustProxy === undefined || trustProxy === false) {
+    return (request) => normalizeIp(request.socket?.remoteAddress ?? '');
+  }
+  const trust =
+    trustProxy === true
+      ? () => true
+      : typeof trustProxy === 'number'
+        ? (_addr: string, hop: number) => hop < trustProxy
+        : proxyAddr.compile(trustProxy as string | string[]);
+  return (request) => normalizeIp(proxyAddr(request, trust));
+}
+
+/**
+ * IPv4 as is; IPv4-mapped IPv6 as IPv4; other IPv6 reduced to its /64, the usual size of one
+ * subscriber's allocation, so rotating addresses inside it does not escape a limit.
+ */
+export function normalizeIp(address: string): string {
+  if (!ipaddr.isValid(address)) return address === '' ? 'unknown' : address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4);
+  return `${parts.map((part) => part.toString(16)).join(':')}::/64`;
+}

@@ -1,0 +1,78 @@
+import type { ExecutionContext } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
+import type { KeySource } from '../policy/rate-limit-options.interface';
+import type { ClientIpResolver } from './client-ip';
+
+/** Resolves who a request counts against; built once per policy at bootstrap. */
+export type IdentityResolver = (context: ExecutionContext) => string | Promise<string>;
+
+interface RequestWithUser extends IncomingMessage {
+  user?: { id?: unknown; sub?: unknown; userId?: unknown } | null;
+  raw?: IncomingMessage;
+}
+
+function request(context: ExecutionContext): RequestWithUser {
+  const req = context.switchToHttp().getRequest<RequestWithUser>();
+  return req;
+}
+
+function socketRequest(req: RequestWithUser): IncomingMessage {
+  return req.raw ?? req; // Fastify wraps the Node request
+}
+
+function headerValue(req: RequestWithUser, name: string): string | undefined {
+  const value = req.headers[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined || first === '' ? undefined : first;
+}
+
+/**
+ * Identities carry their kind (`ip:`, `user:`, `key:`, `h:`, `fn:`) so that, say, a user id
+ * can never collide with an IP address or an API key.
+ */
+export function createIdentityResolver(
+  source: KeySource,
+  clientIp: ClientIpResolver,
+  apiKeyHeader: string,
+  policyName: string,
+): IdentityResolver {
+  const byIp = (ctx: ExecutionContext): string => `ip:${clientIp(socketRequest(request(ctx)))}`;
+  if (typeof source === 'function') {
+    return async (ctx) => {
+      const id = await source(ctx);
+      return typeof id === 'string' && id !== '' ? `fn:${id}` : byIp(ctx);
+    };
+  }
+  if (typeof source === 'object') {
+    const header = source.header.toLowerCase();
+    return (ctx) => {
+      const value = headerValue(request(ctx), header);
+      return value === undefined ? byIp(ctx) : `h:${header}:${value}`;
+    };
+  }
+  switch (source) {
+    case 'ip':
+      return byIp;
+    case 'route':
+      return () => `route:${policyName}`;
+    case 'api-key':
+      return (ctx) => {
+        const value = headerValue(request(ctx), apiKeyHeader);
+        return value === undefined ? byIp(ctx) : `key:${value}`;
+      };
+    case 'user':
+      return (ctx) => {
+        const user = request(ctx).user;
+        const id = user?.id ?? user?.sub ?? user?.userId;
+        return id === undefined || id === null ? byIp(ctx) : `user:${String(id)}`;
+      };
+  }
+}
+
+const NAMED_SOURCES: readonly unknown[] = ['ip', 'user', 'api-key', 'route'];
+
+export function isKeySource(value: unknown): value is KeySource {
+  if (typeof value === 'function' || NAMED_SOURCES.includes(value)) return true;
+  const header = (value as { header?: unknown } | null)?.header;
+  return typeof value === 'object' && typeof header === 'string' && /^[A-Za-z0-9-]+$/.test(header);
+}

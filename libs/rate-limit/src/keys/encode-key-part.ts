@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+
+/** Characters kept as they are; everything else (`{ } * : % ~`, spaces, newlines, NUL, non-ASCII) is %XX-encoded. */
+const SAFE = /^[A-Za-z0-9._\-@/]*$/;
+const UNSAFE_CHAR = /[^A-Za-z0-9._\-@/]/gu;
+/** Longer encodings are cut and completed by a hash, so client text cannot make keys unbounded. */
+const MAX_ENCODED_LENGTH = 96;
+const KEPT_PREFIX = 64;
+
+const hex2 = (n: number): string => n.toString(16).toUpperCase().padStart(2, '0');
+
+function encodeChar(ch: string): string {
+  const code = ch.codePointAt(0)!;
+  // A lone surrogate has no UTF-8 form; encoding it as U+FFFD would make two inputs collide.
+  if (code >= 0xd800 && code <= 0xdfff) return `%u${code.toString(16).toUpperCase()}`;
+  return Array.from(Buffer.from(ch, 'utf8'), (byte) => `%${hex2(byte)}`).join('');
+}
+
+function percentEncode(text: string): string {
+  return text.replace(UNSAFE_CHAR, encodeChar);
+}
+
+/**
+ * Encodes user-controlled text for use inside a Redis key. The result never contains `{`, `}`,
+ * `:`, `*` or whitespace, is at most 96 + 23 characters, and is injective: two different inputs
+ * never share an encoding (`%` is always encoded, and `~` only ever introduces the hash suffix).
+ */
+export function encodeKeyPart(text: string): string {
+  const encoded = SAFE.test(text) ? text : percentEncode(text);
+  if (encoded.length <= MAX_ENCODED_LENGTH) return encoded;
+  const digest = createHash('sha256').update(encoded).digest('base64url').slice(0, 22);
+  return `${encoded.slice(0, KEPT_PREFIX)}~${digest}`;
+}
+
+/** The readable form of an encoded part; a hashed long value keeps its prefix and a `…` mark. */
+export function decodeKeyPart(encoded: string): string {
+  const [head, digest] = encoded.split('~');
+  let text: string;
+  try {
+    text = decodeURIComponent(head);
+  } catch {
+    text = head; // a cut in the middle of a %XX sequence
+  }
+  return digest === undefined ? text : `${text}…(sha256:${digest})`;
+}

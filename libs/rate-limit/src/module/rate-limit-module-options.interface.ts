@@ -1,0 +1,48 @@
+import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis';
+import type { TrustProxy } from '../identity/client-ip';
+import type { KeySource, RateLimitOptions } from '../policy/rate-limit-options.interface';
+
+/** Cluster nodes and options for a client the module creates. */
+export interface RedisClusterConnection {
+  cluster: ClusterNode[];
+  options?: ClusterOptions;
+}
+
+/**
+ * A URL (`redis://`, `rediss://`), ioredis options (including `sentinels` + `name`), cluster
+ * nodes, or an existing `Redis` / `Cluster` (used as is and not closed by the module).
+ */
+export type RedisConnectionOptions = string | RedisOptions | RedisClusterConnection | Redis | Cluster;
+
+/** What to do when Redis cannot decide (down, or slower than `commandTimeoutMs`). */
+export type OnRedisError = 'memory' | 'open' | 'closed';
+
+/** Response header style: `RateLimit-Limit/-Remaining/-Reset`, the IETF draft structured fields, or none. */
+export type HeaderStyle = 'standard' | 'ietf-draft' | 'none';
+
+/**
+ * Options of `RateLimitModule.forRoot()` / `forRootAsync()`.
+ * @publicApi
+ */
+export interface RateLimitModuleOptions {
+  /** Where state lives. @default the in-memory store (one instance only) */
+  redis?: RedisConnectionOptions;
+  /** First segment of every Redis key; no `{`, `}` or whitespace. @default 'rl' */
+  keyPrefix?: string;
+  /** Default identity of policies that do not set `key`. @default 'ip' */
+  key?: KeySource;
+  /** Applies to every guarded handler without its own `@RateLimit()`. @default none */
+  defaultPolicy?: RateLimitOptions;
+  /** Named policies for `RateLimiterService` that no decorator declares. */
+  policies?: (RateLimitOptions & { name: string })[];
+  /** @default 'memory' */
+  onRedisError?: OnRedisError;
+  /** Longest wait for Redis per decision, in ms. @default 100 */
+  commandTimeoutMs?: number;
+  /** @default 'standard' */
+  headers?: HeaderStyle;
+  /** Which proxies' `X-Forwarded-For` to believe, as Express's `trust proxy`. @default false */
+  trustProxy?: TrustProxy;
+  /** Header read by `key: 'api-key'`. @default 'x-api-key' */
+  apiKeyHeader?: string;
+}

@@ -1,0 +1,49 @@
+import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { RateLimitGuard } from '../guard/rate-limit.guard';
+import { RATE_LIMIT_CONFIG, RATE_LIMIT_STORE } from '../rate-limit.constants';
+import { PolicyRegistry } from '../registry/policy-registry';
+import { RouteTable } from '../registry/route-table';
+import { RateLimiterService } from '../service/rate-limiter.service';
+import { MemoryStore } from '../store/memory/memory-store';
+import type { RateLimitStore } from '../store/rate-limit-store.interface';
+import { RedisConnection } from '../store/redis/redis-connection';
+import { RedisStore } from '../store/redis/redis-store';
+import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.module-definition';
+import type { RateLimitModuleOptions } from './rate-limit-module-options.interface';
+import { resolveModuleOptions, type RateLimitConfig } from './resolve-module-options';
+
+/**
+ * Distributed rate limiting. `forRoot(options)` or `forRootAsync({ imports, inject, useFactory })`;
+ * global unless `isGlobal: false`.
+ * @publicApi
+ * @example RateLimitModule.forRoot({ redis: 'redis://localhost:6379' })
+ */
+@Module({
+  imports: [DiscoveryModule],
+  providers: [
+    {
+      provide: RATE_LIMIT_CONFIG,
+      inject: [RATE_LIMIT_OPTIONS],
+      useFactory: (options: RateLimitModuleOptions) => resolveModuleOptions(options),
+    },
+    {
+      provide: RedisConnection,
+      inject: [RATE_LIMIT_CONFIG],
+      useFactory: (config: RateLimitConfig) => RedisConnection.open(config.options.redis),
+    },
+    { provide: MemoryStore, useFactory: () => new MemoryStore() },
+    {
+      provide: RATE_LIMIT_STORE,
+      inject: [RATE_LIMIT_CONFIG, RedisConnection, MemoryStore],
+      useFactory: (config: RateLimitConfig, connection: RedisConnection, memory: MemoryStore): RateLimitStore =>
+        connection.client ? new RedisStore(connection.client, config.commandTimeoutMs) : memory,
+    },
+    PolicyRegistry,
+    RouteTable,
+    RateLimiterService,
+    RateLimitGuard,
+  ],
+  exports: [RateLimiterService, RateLimitGuard, PolicyRegistry, RouteTable, RATE_LIMIT_CONFIG, RATE_LIMIT_STORE, RedisConnection],
+})
+export class RateLimitModule extends RateLimitConfigurableModule {}

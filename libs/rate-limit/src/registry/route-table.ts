@@ -1,0 +1,112 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { getDeclaredRateLimits } from '../decorators/rate-limit.decorator';
+import { RateLimitConfigError } from '../errors/rate-limit-config.error';
+import { createIdentityResolver, isKeySource } from '../identity/identity-resolver';
+import type { RateLimitConfig } from '../module/resolve-module-options';
+import { normalizePolicy } from '../policy/normalize-policy';
+import type { RateLimitOptions } from '../policy/rate-limit-options.interface';
+import { RATE_LIMIT_CONFIG, SKIP_RATE_LIMIT_METADATA } from '../rate-limit.constants';
+import type { CompiledRoute, RoutePolicy } from './compiled-route';
+import { PolicyRegistry } from './policy-registry';
+
+type Handler = (...args: unknown[]) => unknown;
+type ControllerClass = abstract new (...args: never[]) => unknown;
+
+/**
+ * Reads `@RateLimit()` / `@SkipRateLimit()` from every controller at bootstrap, validates them
+ * (an invalid option stops the application, naming the handler and the field), registers the
+ * policies and keeps a ready-made list of policies per handler for the guard.
+ */
+@Injectable()
+export class RouteTable implements OnModuleInit {
+  private readonly routes = new Map<ControllerClass, Map<Handler, CompiledRoute | null>>();
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+    private readonly registry: PolicyRegistry,
+    @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
+  ) {}
+
+  onModuleInit(): void {
+    for (const options of this.config.options.policies ?? []) {
+      const where = `module option policies[${JSON.stringify(options.name)}]`;
+      this.registry.register(normalizePolicy(options, options.name, where), where);
+    }
+    for (const wrapper of this.discovery.getControllers()) {
+      const cls = wrapper.metatype as ControllerClass | null;
+      if (!cls || !wrapper.instance) continue;
+      const prototype = Object.getPrototypeOf(wrapper.instance) as Record<string, Handler>;
+      for (const method of this.scanner.getAllMethodNames(prototype)) {
+        this.routeFor(cls, prototype[method]);
+      }
+    }
+  }
+
+  /** The policies of a handler, or null when it is not limited. */
+  routeFor(cls: ControllerClass, handler: Handler): CompiledRoute | null {
+    let byHandler = this.routes.get(cls);
+    if (!byHandler) this.routes.set(cls, (byHandler = new Map()));
+    let route = byHandler.get(handler);
+    if (route === undefined) {
+      route = this.compile(cls, handler);
+      byHandler.set(handler, route);
+    }
+    return route;
+  }
+
+  private compile(cls: ControllerClass, handler: Handler): CompiledRoute | null {
+    if (this.reflector.getAllAndOverride<boolean>(SKIP_RATE_LIMIT_METADATA, [handler, cls])) {
+      return null;
+    }
+    const where = `${cls.name}.${handler.name}`;
+    const declared = this.merge(where, getDeclaredRateLimits(cls), getDeclaredRateLimits(handler));
+    if (declared.size === 0 && this.config.options.defaultPolicy) {
+      declared.set(where, this.config.options.defaultPolicy);
+    }
+    if (declared.size === 0) return null;
+    const policies = [...declared].map(([name, options]) => this.compilePolicy(where, name, options));
+    return { policies };
+  }
+
+  /** Controller policies, replaced by handler policies of the same name. */
+  private merge(
+    where: string,
+    onClass: readonly RateLimitOptions[],
+    onHandler: readonly RateLimitOptions[],
+  ): Map<string, RateLimitOptions> {
+    const merged = new Map<string, RateLimitOptions>();
+    for (const level of [onClass, onHandler]) {
+      const seen = new Set<string>();
+      for (const options of level) {
+        const name = options.name ?? where;
+        if (seen.has(name)) {
+          throw new RateLimitConfigError(where, 'name', `"${name}" is used by two @RateLimit() on one target; give each a distinct name`);
+        }
+        seen.add(name);
+        merged.set(name, options);
+      }
+    }
+    return merged;
+  }
+
+  private compilePolicy(where: string, name: string, options: RateLimitOptions): RoutePolicy {
+    if (options.cost !== undefined && typeof options.cost !== 'number' && typeof options.cost !== 'function') {
+      throw new RateLimitConfigError(where, 'cost', 'must be a number or a function of the ExecutionContext');
+    }
+    const keySource = options.key ?? this.config.key;
+    if (!isKeySource(keySource)) {
+      throw new RateLimitConfigError(where, 'key', `must be 'ip', 'user', 'api-key', 'route', { header } or a function (got ${JSON.stringify(keySource)})`);
+    }
+    const policy = normalizePolicy(options, name, where);
+    this.registry.register(policy, where);
+    const { clientIp, apiKeyHeader } = this.config;
+    return {
+      name,
+      cost: options.cost ?? 1,
+      identity: createIdentityResolver(keySource, clientIp, apiKeyHeader, name),
+    };
+  }
+}

@@ -1,0 +1,184 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import type { RateLimitDecision, RateLimitVerdict } from '../decision/rate-limit-decision.interface';
+import type { RateLimitConfig } from '../module/resolve-module-options';
+import { RATE_LIMIT_ALGORITHMS } from '../policy/rate-limit-algorithm';
+import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
+import { RATE_LIMIT_CONFIG, RATE_LIMIT_STORE } from '../rate-limit.constants';
+import { PolicyRegistry } from '../registry/policy-registry';
+import { MemoryStore } from '../store/memory/memory-store';
+import type { RateLimitStore, StoreEntry, StoreOp, StoreReply } from '../store/rate-limit-store.interface';
+import { toDecision } from './to-decision';
+
+/** One policy to apply to one identity. */
+export interface PolicyRequest {
+  readonly policy: RateLimitPolicy;
+  readonly identity: string;
+  readonly cost: number;
+}
+
+/** Test-only: decide at this time instead of Redis (or process) time. */
+export interface DecideOptions {
+  readonly nowMs?: number;
+}
+
+interface Group {
+  readonly entries: StoreEntry[];
+  readonly indexes: number[];
+}
+
+/**
+ * Decides requests against the store. Policies sharing an identity go to the store in one
+ * atomic call; groups of different identities are sent together (pipelined) and refunded when
+ * another group rejects. When Redis cannot decide, `onRedisError` chooses the outcome.
+ * @publicApi
+ */
+@Injectable()
+export class RateLimiterService implements OnModuleDestroy {
+  private readonly logger = new Logger('RateLimit');
+  private degraded = false;
+
+  constructor(
+    @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
+    @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
+    private readonly registry: PolicyRegistry,
+    private readonly insurance: MemoryStore,
+  ) {}
+
+  /** Charges `cost` to `identity` under a registered policy. */
+  async consume(policyName: string, identity: string, cost = 1, options?: DecideOptions): Promise<RateLimitDecision> {
+    const verdict = await this.decide([{ policy: this.policy(policyName), identity, cost }], options);
+    return verdict.decisions[0] ?? this.undecided(policyName, verdict);
+  }
+
+  /** The identity's current standing, without charging anything. */
+  async peek(policyName: string, identity: string, options?: DecideOptions): Promise<RateLimitDecision> {
+    const request = { policy: this.policy(policyName), identity, cost: 0 };
+    const verdict = await this.run('peek', [request], options);
+    return verdict.decisions[0] ?? this.undecided(policyName, verdict);
+  }
+
+  /** Forgets the identity's state and block under the policy, whatever algorithm made it. */
+  async reset(policyName: string, identity: string): Promise<void> {
+    const policy = this.policy(policyName);
+    const tag = this.config.keys.identityTag(identity);
+    const keys = RATE_LIMIT_ALGORITHMS.flatMap((algo) => {
+      const key = this.config.keys.stateKey(tag, { ...policy, algo });
+      return [key, this.config.keys.blockKey(key)];
+    });
+    await Promise.all([this.store.delete(keys), this.insurance.delete(keys)]);
+  }
+
+  /** Every policy of one request, all-or-nothing. */
+  decide(requests: readonly PolicyRequest[], options?: DecideOptions): Promise<RateLimitVerdict> {
+    return this.run('consume', requests, options);
+  }
+
+  onModuleDestroy(): void {
+    this.insurance.close();
+  }
+
+  private policy(name: string): RateLimitPolicy {
+    const policy = this.registry.get(name);
+    if (!policy) throw new Error(`Unknown rate limit policy "${name}"`);
+    return policy;
+  }
+
+  private async run(op: StoreOp, requests: readonly PolicyRequest[], options?: DecideOptions): Promise<RateLimitVerdict> {
+    const nowUs = options?.nowMs === undefined ? undefined : Math.floor(options.nowMs * 1000);
+    const groups = this.group(requests);
+    if (this.store.kind === 'memory') {
+      return this.verdict(requests, groups, [await this.store.decide(op, groups.flatMap((g) => g.entries), nowUs)], 'memory', true);
+    }
+    const settled = await Promise.allSettled(groups.map((g) => this.store.decide(op, g.entries, nowUs)));
+    const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failure) {
+      if (op === 'consume') this.refund(groups, settled);
+      return this.fallback(op, requests, groups, failure.reason as Error, nowUs);
+    }
+    this.recovered();
+    const replies = settled.map((s) => (s as PromiseFulfilledResult<StoreReply>).value);
+    if (op === 'consume' && groups.length > 1 && replies.some((r) => !r.admitted)) {
+      await this.refund(groups, settled);
+    }
+    return this.verdict(requests, groups, replies, 'redis', false);
+  }
+
+  private group(requests: readonly PolicyRequest[]): Group[] {
+    const byIdentity = new Map<string, Group>();
+    requests.forEach(({ policy, identity, cost }, index) => {
+      let group = byIdentity.get(identity);
+      if (!group) byIdentity.set(identity, (group = { entries: [], indexes: [] }));
+      const key = this.config.keys.stateKey(this.config.keys.identityTag(identity), policy);
+      group.entries.push({ key, blockKey: this.config.keys.blockKey(key), policy, cost });
+      group.indexes.push(index);
+    });
+    return [...byIdentity.values()];
+  }
+
+  /** Gives back what admitted groups were charged; failures are logged, not thrown. */
+  private async refund(groups: readonly Group[], settled: readonly PromiseSettledResult<StoreReply>[]): Promise<void> {
+    const refunds = groups.flatMap((group, i) => {
+      const result = settled[i];
+      if (result.status !== 'fulfilled' || !result.value.admitted) return [];
+      const charged = group.entries.filter((_, j) => result.value.outcomes[j].allowed);
+      return charged.length > 0 ? [this.store.decide('refund', charged)] : [];
+    });
+    const failed = (await Promise.allSettled(refunds)).filter((r) => r.status === 'rejected');
+    if (failed.length > 0) this.logger.warn(`Could not refund ${failed.length} policy group(s) after a rejection`);
+  }
+
+  private async fallback(
+    op: StoreOp,
+    requests: readonly PolicyRequest[],
+    groups: readonly Group[],
+    error: Error,
+    nowUs: number | undefined,
+  ): Promise<RateLimitVerdict> {
+    if (!this.degraded) {
+      this.degraded = true;
+      this.logger.warn(`Redis cannot decide (${error.message}); onRedisError=${this.config.onRedisError}`);
+    }
+    switch (this.config.onRedisError) {
+      case 'open':
+        return { allowed: true, decisions: [], source: 'fail-open', storeError: error };
+      case 'closed':
+        return { allowed: false, decisions: [], source: 'fail-closed', storeError: error };
+      case 'memory': {
+        const reply = await this.insurance.decide(op, groups.flatMap((g) => g.entries), nowUs);
+        return { ...this.verdict(requests, groups, [reply], 'memory', true), storeError: error };
+      }
+    }
+  }
+
+  private recovered(): void {
+    if (!this.degraded) return;
+    this.degraded = false;
+    this.logger.log('Redis decides again');
+  }
+
+  /** Maps store replies back to the order of the requests. `flat`: one reply for all groups. */
+  private verdict(
+    requests: readonly PolicyRequest[],
+    groups: readonly Group[],
+    replies: readonly StoreReply[],
+    source: 'redis' | 'memory',
+    flat: boolean,
+  ): RateLimitVerdict {
+    const decisions: RateLimitDecision[] = new Array(requests.length);
+    let offset = 0;
+    groups.forEach((group, g) => {
+      const reply = flat ? replies[0] : replies[g];
+      const base = flat ? offset : 0;
+      group.indexes.forEach((index, j) => {
+        decisions[index] = toDecision(requests[index].policy, reply.outcomes[base + j], source);
+      });
+      offset += group.entries.length;
+    });
+    return { allowed: replies.every((r) => r.admitted), decisions, source };
+  }
+
+  private undecided(policy: string, verdict: RateLimitVerdict): RateLimitDecision {
+    const allowed = verdict.source === 'fail-open';
+    return { policy, allowed, shadow: false, limit: 0, remaining: 0, resetMs: 0, retryAfterMs: 0, source: verdict.source };
+  }
+}

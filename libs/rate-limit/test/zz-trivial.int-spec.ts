@@ -1,0 +1,1 @@
+it('trivial', () => expect(1).toBe(1));
