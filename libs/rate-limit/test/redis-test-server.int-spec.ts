@@ -1,4 +1,4 @@
-import Redis from 'ioredis';
+import Redis, { type RedisOptions } from 'ioredis';
 import {
   type TestRedis,
   ownsTestRedis,
@@ -6,15 +6,27 @@ import {
   uniquePrefix,
 } from '../../../test/support/redis-test-server';
 
-/** A client that fails fast instead of retrying, so "unreachable" is observable. */
-function connect(url: string): Redis {
+/**
+ * A client that fails fast instead of retrying, so "unreachable" is observable. A short
+ * disconnectTimeout matters: ioredis' disconnect() after a failed connection arms a ref'd timer
+ * (2 s by default) that would keep the Jest worker alive past the end of the run.
+ */
+function connect(url: string, extra: RedisOptions = {}): Redis {
   return new Redis(url, {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
     retryStrategy: () => null,
     connectTimeout: 2000,
+    disconnectTimeout: 50,
+    ...extra,
   });
+}
+
+/** QUIT when connected (a clean close), otherwise just drop the socket. */
+async function release(client: Redis): Promise<void> {
+  if (client.status === 'ready') await client.quit();
+  else client.disconnect();
 }
 
 async function ping(url: string): Promise<string> {
@@ -24,7 +36,7 @@ async function ping(url: string): Promise<string> {
     await client.connect();
     return await client.ping();
   } finally {
-    client.disconnect();
+    await release(client);
   }
 }
 
@@ -55,7 +67,7 @@ describe('startTestRedis', () => {
       await expect(client.get(`${prefix}:k`)).resolves.toBe('v');
       await client.del(`${prefix}:k`);
     } finally {
-      client.disconnect();
+      await release(client);
     }
   });
 
@@ -72,7 +84,7 @@ describe('startTestRedis', () => {
 
     it('pause() freezes the server and resume() thaws it', async () => {
       const client = connect(redis.url);
-      const probe = new Redis(redis.url, { lazyConnect: true, commandTimeout: 300 });
+      const probe = connect(redis.url, { commandTimeout: 300 });
       try {
         await Promise.all([client.connect(), probe.connect()]);
         await redis.pause();
@@ -82,8 +94,7 @@ describe('startTestRedis', () => {
         await redis.resume();
         await expect(pending).resolves.toBe('PONG');
       } finally {
-        client.disconnect();
-        probe.disconnect();
+        await Promise.all([release(client), release(probe)]);
       }
     });
 

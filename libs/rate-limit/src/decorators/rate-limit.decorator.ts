@@ -4,7 +4,9 @@ import type { RateLimitOptions } from '../policy/rate-limit-options.interface';
 /**
  * Limits a handler, or every handler of a controller. Repeatable: every policy must admit the
  * request, and none is charged when one rejects. A handler's policy replaces a controller's
- * policy of the same name.
+ * policy of the same name; since a name is one set of thresholds shared by every route that
+ * uses it, this is meant for the default names (`<Controller>.<handler>`): two declarations of
+ * one explicit name with different options fail at bootstrap.
  * @publicApi
  * @example
  * @RateLimit({ algo: 'sliding-window', limit: 5, window: '1m' })

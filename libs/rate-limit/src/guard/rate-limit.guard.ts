@@ -5,7 +5,7 @@ import {
   type CanActivate,
   type ExecutionContext,
 } from '@nestjs/common';
-import type { RateLimitVerdict } from '../decision/rate-limit-decision.interface';
+import type { RateLimitDecision, RateLimitVerdict } from '../decision/rate-limit-decision.interface';
 import type { RateLimitConfig } from '../module/resolve-module-options';
 import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
 import type { CompiledRoute } from '../registry/compiled-route';
@@ -46,7 +46,7 @@ export class RateLimitGuard implements CanActivate {
     }
     if (!verdict.allowed) {
       const rejected = mostRestrictive(verdict.decisions)!;
-      throw new RateLimitExceededException(rejected.policy, toSeconds(rejected.retryAfterMs));
+      throw new RateLimitExceededException(rejected.policy, toSeconds(rejected.retryAfterMs), rejectionMessage(rejected));
     }
     return true;
   }
@@ -71,6 +71,13 @@ export class RateLimitGuard implements CanActivate {
     if (shown) for (const [name, value] of rateLimitHeaders(this.config.headers, shown)) set(name, value);
     if (!verdict.allowed && shown && shown.retryAfterMs > 0) set('Retry-After', String(toSeconds(shown.retryAfterMs)));
   }
+}
+
+function rejectionMessage(decision: RateLimitDecision): string {
+  if (decision.reason === 'cost-exceeds-capacity') {
+    return `Request cost exceeds the capacity (${decision.limit}) of this limit; it can never be admitted`;
+  }
+  return decision.reason === 'blocked' ? 'Too Many Requests: temporarily blocked' : 'Too Many Requests';
 }
 
 function checkedCost(policy: string, cost: unknown): number {

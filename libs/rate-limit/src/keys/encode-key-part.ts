@@ -35,11 +35,17 @@ export function encodeKeyPart(text: string): string {
 /** The readable form of an encoded part; a hashed long value keeps its prefix and a `…` mark. */
 export function decodeKeyPart(encoded: string): string {
   const [head, digest] = encoded.split('~');
-  let text: string;
-  try {
-    text = decodeURIComponent(head);
-  } catch {
-    text = head; // a cut in the middle of a %XX sequence
-  }
+  const text = head
+    .split(/(%u[0-9A-F]{4})/)
+    .map((part) => (part.startsWith('%u') ? String.fromCharCode(parseInt(part.slice(2), 16)) : decodePart(part)))
+    .join('');
   return digest === undefined ? text : `${text}…(sha256:${digest})`;
+}
+
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part; // cut in the middle of a %XX sequence by the length limit
+  }
 }

@@ -14,5 +14,7 @@ export function parseDurationMs(value: unknown): number {
   if (typeof value !== 'string') return Number.NaN;
   const match = DURATION.exec(value);
   if (!match) return /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
-  return Math.round(Number(match[1]) * UNIT_MS[match[2]]);
+  // toPrecision drops float noise ('1.001s' -> 1001, not 1000.9999999999999); a real
+  // fraction of a millisecond stays fractional and is rejected by the caller.
+  return Number((Number(match[1]) * UNIT_MS[match[2]]).toPrecision(15));
 }

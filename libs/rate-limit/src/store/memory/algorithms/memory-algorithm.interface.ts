@@ -24,4 +24,5 @@ export interface MemoryAlgorithm<S extends CheckResult = CheckResult> {
   refund(p: AlgorithmParams, ks: MemoryKeyspace): void;
 }
 
-export const toMs = (us: number): number => Math.ceil(us / 1000);
+/** As `to_ms` in lua/prelude.lua: rounded to the microsecond, then up to the millisecond. */
+export const toMs = (us: number): number => Math.ceil(Math.floor(us + 0.5) / 1000);

@@ -11,7 +11,8 @@ local algorithms = {}
 local function int(n) return string.format('%d', n) end
 local function num(n) return string.format('%.17g', n) end
 
-local function to_ms(us) return math.ceil(us / 1000) end
+-- Rounded to the microsecond first, so float noise (1999000.0000000012 us) does not add a ms.
+local function to_ms(us) return math.ceil(math.floor(us + 0.5) / 1000) end
 
 local function split2(raw)
   local a, b = string.match(raw, '^([^:]+):([^:]+)$')

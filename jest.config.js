@@ -1,0 +1,84 @@
+// @ts-check
+/**
+ * Jest configuration: three projects (unit, integration, e2e) sharing one SWC transform.
+ *
+ * Why node_modules are partly transformed: NestJS 12 (`@nestjs/*`) ships ESM only ("type": "module"),
+ * while this repo compiles to CommonJS and Jest runs CommonJS. Jest's module loader cannot load
+ * ESM through `require`, so those packages are transpiled to CommonJS by @swc/jest. The same holds
+ * for `file-type` (ESM only, loaded by @nestjs/common's FileTypeValidator through `import()`, which
+ * SWC turns into `require`) and its ESM-only dependencies. `uid`, `@standard-schema/spec`, `tslib`
+ * and `es-toolkit` are dual packages whose "require" export condition gives CommonJS, so they load
+ * untransformed.
+ *
+ * Redis: there is no globalSetup. Each integration/e2e file starts its own Redis with
+ * `startTestRedis()` from test/support/redis-test-server.ts (REDIS_URL, else Docker if an engine
+ * answers, else a spawned `redis-server` on a free port) and disposes it in `afterAll`.
+ */
+
+/** ESM-only packages that must be transpiled to CommonJS for Jest. */
+const esmOnlyPackages = [
+  '@nestjs',
+  'file-type',
+  'strtok3',
+  'token-types',
+  'uint8array-extras',
+  '@tokenizer',
+  '@borewit',
+];
+
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** @param {'typescript' | 'ecmascript'} syntax */
+const swc = (syntax) => [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: syntax === 'typescript' ? { syntax, decorators: true } : { syntax },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+      keepClassNames: true,
+    },
+    module: { type: 'commonjs' },
+    sourceMaps: 'inline',
+  },
+];
+
+/** @type {import('jest').Config} */
+const shared = {
+  testEnvironment: 'node',
+  rootDir: __dirname,
+  transform: {
+    '^.+\\.(t|mt|ct)s$': swc('typescript'),
+    '^.+\\.(m?js)$': swc('ecmascript'),
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmOnlyPackages.map(escape).join('|')})/)`],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json', 'node'],
+  moduleNameMapper: {
+    '^@app/rate-limit$': '<rootDir>/libs/rate-limit/src',
+    '^@app/rate-limit/(.*)$': '<rootDir>/libs/rate-limit/src/$1',
+  },
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  maxWorkers: 2,
+  testTimeout: 30_000,
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/libs/**/src/**/*.spec.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/libs/**/test/**/*.int-spec.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+    },
+  ],
+};

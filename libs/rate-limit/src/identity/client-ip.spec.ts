@@ -1,0 +1,85 @@
+import type { IncomingMessage } from 'node:http';
+import { createClientIpResolver, normalizeIp } from './client-ip';
+
+/** Just what proxy-addr (through `forwarded`) and the resolver read: headers and the socket address. */
+function fakeRequest(remoteAddress: string | undefined, forwardedFor?: string): IncomingMessage {
+  const headers: Record<string, string> = forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor };
+  return { headers, socket: { remoteAddress } } as unknown as IncomingMessage;
+}
+
+describe('normalizeIp', () => {
+  it('keeps IPv4 as it is', () => {
+    expect(normalizeIp('10.1.2.3')).toBe('10.1.2.3');
+    expect(normalizeIp('203.0.113.255')).toBe('203.0.113.255');
+  });
+
+  it('turns IPv4-mapped IPv6 into IPv4', () => {
+    expect(normalizeIp('::ffff:10.1.2.3')).toBe('10.1.2.3');
+    expect(normalizeIp('::ffff:127.0.0.1')).toBe('127.0.0.1');
+  });
+
+  it('groups IPv6 addresses of one /64', () => {
+    const a = normalizeIp('2001:db8:1:2:aaaa:bbbb:cccc:dddd');
+    const b = normalizeIp('2001:db8:1:2::1');
+    const c = normalizeIp('2001:0db8:0001:0002:ffff:ffff:ffff:ffff');
+    expect(a).toBe(b);
+    expect(a).toBe(c);
+    expect(a).toContain('/64');
+  });
+
+  it('separates IPv6 addresses of different /64s', () => {
+    expect(normalizeIp('2001:db8:1:2::1')).not.toBe(normalizeIp('2001:db8:1:3::1'));
+    expect(normalizeIp('2001:db8:1:2::1')).not.toBe(normalizeIp('2001:db9:1:2::1'));
+  });
+
+  it('names a missing address', () => {
+    expect(normalizeIp('')).toBe('unknown');
+  });
+});
+
+describe('createClientIpResolver', () => {
+  const client = '203.0.113.7';
+
+  it.each([undefined, false] as const)('ignores X-Forwarded-For when trustProxy is %s', (trustProxy) => {
+    const resolve = createClientIpResolver(trustProxy);
+    expect(resolve(fakeRequest('127.0.0.1', client))).toBe('127.0.0.1');
+    expect(resolve(fakeRequest('::ffff:10.0.0.9', client))).toBe('10.0.0.9');
+  });
+
+  it('uses the socket address when there is no header', () => {
+    expect(createClientIpResolver(true)(fakeRequest('198.51.100.1'))).toBe('198.51.100.1');
+    expect(createClientIpResolver(undefined)(fakeRequest(undefined))).toBe('unknown');
+  });
+
+  it('with trustProxy true takes the first address of X-Forwarded-For', () => {
+    const resolve = createClientIpResolver(true);
+    expect(resolve(fakeRequest('127.0.0.1', client))).toBe(client);
+    expect(resolve(fakeRequest('127.0.0.1', `${client}, 10.0.0.1, 10.0.0.2`))).toBe(client);
+  });
+
+  it('with trustProxy 1 trusts one hop: the last address of X-Forwarded-For', () => {
+    const resolve = createClientIpResolver(1);
+    expect(resolve(fakeRequest('127.0.0.1', client))).toBe(client);
+    expect(resolve(fakeRequest('127.0.0.1', `198.51.100.66, ${client}`))).toBe(client);
+  });
+
+  it('with a trusted proxy address honours the header from that address only', () => {
+    const resolve = createClientIpResolver('127.0.0.1');
+    expect(resolve(fakeRequest('127.0.0.1', client))).toBe(client);
+    expect(resolve(fakeRequest('10.9.9.9', client))).toBe('10.9.9.9');
+  });
+
+  it('with a list that does not include the socket address ignores the header', () => {
+    const resolve = createClientIpResolver(['10.0.0.1', '192.168.0.0/16']);
+    expect(resolve(fakeRequest('127.0.0.1', client))).toBe('127.0.0.1');
+    expect(resolve(fakeRequest('192.168.4.5', client))).toBe(client);
+  });
+
+  it('groups a forwarded IPv6 client by /64', () => {
+    const resolve = createClientIpResolver(true);
+    const a = resolve(fakeRequest('127.0.0.1', '2001:db8:1:2::a'));
+    const b = resolve(fakeRequest('127.0.0.1', '2001:db8:1:2::b'));
+    expect(a).toBe(b);
+    expect(a).toBe(normalizeIp('2001:db8:1:2::1'));
+  });
+});

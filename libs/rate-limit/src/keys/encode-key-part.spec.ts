@@ -1,0 +1,140 @@
+import fc from 'fast-check';
+import { decodeKeyPart, encodeKeyPart } from './encode-key-part';
+
+/** What an encoded part may contain: the safe set, `%` escapes (`%XX`, `%uXXXX`) and the `~` hash mark. */
+const ENCODED = /^[A-Za-z0-9._\-@/%u~]+$/;
+/** Characters that would break the key scheme, a glob pattern or a log line. */
+const FORBIDDEN = /[{}:*?[\]\s\0]/;
+
+/** Lone surrogates and ordinary characters mixed, so pairs and halves both appear. */
+const withLoneSurrogates = fc.string({
+  unit: fc.oneof(
+    fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code)),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+    fc.constantFrom('%', '~', ':', '{', '}', 'a', '5'),
+  ),
+  maxLength: 80,
+});
+
+const arbitraryKeyText = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 200 }),
+  fc.string({ unit: 'grapheme', maxLength: 60 }),
+  fc.string({ unit: 'binary-ascii', maxLength: 200 }),
+  withLoneSurrogates,
+);
+
+describe('encodeKeyPart', () => {
+  it('keeps safe text as it is', () => {
+    expect(encodeKeyPart('abc-DEF_0.9@x/y')).toBe('abc-DEF_0.9@x/y');
+    expect(encodeKeyPart('')).toBe('');
+  });
+
+  it.each([
+    ['braces', 'user:{evil}'],
+    ['glob characters', 'a*b?c[d]e'],
+    ['whitespace', 'a b\tc\rd\ve\ff'],
+    ['newlines', 'line1\nline2\r\n'],
+    ['NUL', 'a\0b'],
+    ['an IPv6 network', '2001:db8::/64'],
+    ['non-ASCII', 'é中😀\u00a0\u2028'],
+  ])('never outputs a forbidden character for %s', (_label, input) => {
+    const encoded = encodeKeyPart(input);
+    expect(encoded).not.toMatch(FORBIDDEN);
+    expect(encoded).toMatch(ENCODED);
+  });
+
+  it('bounds the length of a 64 KB input', () => {
+    for (const input of ['x'.repeat(65_536), ':'.repeat(65_536), '😀'.repeat(16_384), '\n{'.repeat(32_768)]) {
+      const encoded = encodeKeyPart(input);
+      expect(encoded.length).toBeLessThanOrEqual(120);
+      expect(encoded).toMatch(ENCODED);
+    }
+  });
+
+  it.each([
+    ['a:b', 'a%3Ab'],
+    ['a~b', 'a%7Eb'],
+    ['a%b', 'a%25b'],
+    ['a b', 'a+b'],
+    ['a b', 'a%20b'],
+    ['\uD800', '\uD801'],
+    ['x\uD800', 'x\uDC00'],
+    ['\uD83D\uDE00', '\uD83D'],
+    ['\uD83D\uDE00', '%uD83D%uDE00'],
+    ['\uFFFD', '\uD800'],
+    ['', ' '],
+    ['a'.repeat(200) + 'b', 'a'.repeat(200) + 'c'],
+    [':'.repeat(100) + 'b', ':'.repeat(100) + 'c'],
+    ['a'.repeat(96), 'a'.repeat(97)],
+    ['a'.repeat(64) + '~' + 'b'.repeat(22), 'a'.repeat(200)],
+  ])('gives different encodings to %j and %j', (left, right) => {
+    expect(left).not.toBe(right);
+    expect(encodeKeyPart(left)).not.toBe(encodeKeyPart(right));
+  });
+
+  it('cannot be made to look like a hashed long value', () => {
+    const long = encodeKeyPart('z'.repeat(500));
+    expect(long).toContain('~');
+    // The tail of a hashed value typed in by a client is encoded, so it cannot reproduce it.
+    expect(encodeKeyPart(long)).not.toBe(long);
+  });
+
+  it('is deterministic', () => {
+    const input = `user:{evil}*\n${'q'.repeat(300)}`;
+    expect(encodeKeyPart(input)).toBe(encodeKeyPart(input));
+  });
+
+  describe('properties', () => {
+    it('outputs only the encoded alphabet, or nothing for empty input', () => {
+      fc.assert(
+        fc.property(arbitraryKeyText, (text) => {
+          const encoded = encodeKeyPart(text);
+          if (text === '') return encoded === '';
+          return ENCODED.test(encoded) && !FORBIDDEN.test(encoded) && encoded.length <= 120;
+        }),
+        { numRuns: 2_000 },
+      );
+    });
+
+    it('gives distinct inputs distinct outputs', () => {
+      fc.assert(
+        fc.property(arbitraryKeyText, arbitraryKeyText, (a, b) => {
+          fc.pre(a !== b);
+          return encodeKeyPart(a) !== encodeKeyPart(b);
+        }),
+        { numRuns: 2_000 },
+      );
+    });
+
+    it('gives distinct outputs to inputs that differ in one position', () => {
+      fc.assert(
+        fc.property(
+          arbitraryKeyText,
+          withLoneSurrogates.filter((s) => s.length === 1),
+          withLoneSurrogates.filter((s) => s.length === 1),
+          fc.string({ unit: 'binary', maxLength: 150 }),
+          (head, x, y, tail) => {
+            fc.pre(x !== y);
+            return encodeKeyPart(head + x + tail) !== encodeKeyPart(head + y + tail);
+          },
+        ),
+        { numRuns: 1_000 },
+      );
+    });
+  });
+});
+
+describe('decodeKeyPart', () => {
+  it.each(['', 'plain', '2001:db8::/64', 'user:{evil}*\n', '10.1.2.3', 'key:a%b~c', 'é中😀', 'a b\0c'])(
+    'round-trips %j',
+    (input) => {
+      expect(decodeKeyPart(encodeKeyPart(input))).toBe(input);
+    },
+  );
+
+  it('shows the readable prefix and the hash of a long value', () => {
+    const decoded = decodeKeyPart(encodeKeyPart(`key:${'k'.repeat(300)}`));
+    expect(decoded.startsWith(`key:${'k'.repeat(40)}`)).toBe(true);
+    expect(decoded).toMatch(/…\(sha256:[A-Za-z0-9_-]{22}\)$/);
+  });
+});

@@ -1,0 +1,152 @@
+import { RateLimitConfigError } from '../errors/rate-limit-config.error';
+import { normalizePolicy } from './normalize-policy';
+import { MAX_LIMIT, MAX_WINDOW_MS } from './policy-limits';
+import { RATE_LIMIT_ALGORITHMS } from './rate-limit-algorithm';
+import type { RateLimitOptions } from './rate-limit-options.interface';
+
+const WHERE = 'UsersController.list';
+
+function rejectionOf(options: Partial<RateLimitOptions>, name = 'users'): RateLimitConfigError {
+  try {
+    normalizePolicy({ limit: 10, window: '1s', ...options } as RateLimitOptions, name, WHERE);
+  } catch (error) {
+    expect(error).toBeInstanceOf(RateLimitConfigError);
+    return error as RateLimitConfigError;
+  }
+  throw new Error(`expected ${JSON.stringify(options)} to be rejected`);
+}
+
+function expectRejected(options: Partial<RateLimitOptions>, field: string, name?: string): void {
+  const error = rejectionOf(options, name);
+  expect(error.where).toBe(WHERE);
+  expect(error.field).toBe(field);
+  expect(error.message).toContain(WHERE);
+  expect(error.message).toContain(`"${field}"`);
+}
+
+describe('normalizePolicy', () => {
+  it('applies the defaults', () => {
+    expect(normalizePolicy({ limit: 5, window: '10s' }, 'users', WHERE)).toEqual({
+      name: 'users',
+      algo: 'fixed-window',
+      limit: 5,
+      windowMs: 10_000,
+      burst: 5,
+      blockForMs: 0,
+      mode: 'enforce',
+    });
+  });
+
+  it('keeps every explicit option, in milliseconds', () => {
+    const policy = normalizePolicy(
+      { algo: 'token-bucket', limit: 5, window: '1m', burst: 20, blockFor: '1h', mode: 'shadow', cost: 2 },
+      'login-daily',
+      WHERE,
+    );
+    expect(policy).toEqual({
+      name: 'login-daily',
+      algo: 'token-bucket',
+      limit: 5,
+      windowMs: 60_000,
+      burst: 20,
+      blockForMs: 3_600_000,
+      mode: 'shadow',
+    });
+  });
+
+  it.each([
+    ['500ms', 500],
+    ['10s', 10_000],
+    ['5m', 300_000],
+    ['1h', 3_600_000],
+    ['1d', 86_400_000],
+    [1, 1],
+    [250, 250],
+    [MAX_WINDOW_MS, MAX_WINDOW_MS],
+    ['366d', MAX_WINDOW_MS],
+  ])('accepts the window %p as %d ms', (window, ms) => {
+    expect(normalizePolicy({ limit: 1, window }, 'p', WHERE).windowMs).toBe(ms);
+  });
+
+  it.each(RATE_LIMIT_ALGORITHMS)('accepts the algorithm %s', (algo) => {
+    expect(normalizePolicy({ algo, limit: 1, window: 1 }, 'p', WHERE).algo).toBe(algo);
+  });
+
+  it('accepts limit and burst at both bounds', () => {
+    expect(normalizePolicy({ limit: 1, burst: 1, window: 1 }, 'p', WHERE)).toMatchObject({ limit: 1, burst: 1 });
+    expect(normalizePolicy({ limit: MAX_LIMIT, burst: MAX_LIMIT, window: 1 }, 'p', WHERE)).toMatchObject({
+      limit: 1_000_000_000,
+      burst: 1_000_000_000,
+    });
+  });
+
+  it.each([
+    ['10 parsecs'],
+    [0],
+    [-1],
+    [1.5],
+    ['0ms'],
+    ['0.4ms'],
+    [MAX_WINDOW_MS + 1],
+    ['367d'],
+    [Number.NaN],
+    [Number.POSITIVE_INFINITY],
+    [undefined],
+    [null],
+  ])('rejects the window %p, naming the handler and "window"', (window) => {
+    expectRejected({ window: window as never }, 'window');
+  });
+
+  // The error itself says "must be a whole number of ms"; a fractional '1.5ms' must not be
+  // rounded silently to 2 ms (SPEC.md section 3: windowMs is an integer).
+  it.each([['1.5ms'], ['0.5ms'], ['1.0001s']])('rejects the fractional-millisecond window %p', (window) => {
+    expectRejected({ window }, 'window');
+  });
+
+  it.each([[0], [-1], [1.5], [MAX_LIMIT + 1], [Number.NaN], ['10'], [undefined]])(
+    'rejects the limit %p, naming the handler and "limit"',
+    (limit) => {
+      expectRejected({ limit: limit as never }, 'limit');
+    },
+  );
+
+  it.each([[0], [-3], [2.5], [MAX_LIMIT + 1], ['5']])('rejects the burst %p', (burst) => {
+    expectRejected({ burst: burst as never }, 'burst');
+  });
+
+  it.each([[0], [-1], [0.5], [MAX_LIMIT + 1]])('rejects the numeric cost %p', (cost) => {
+    expectRejected({ cost }, 'cost');
+  });
+
+  it('accepts a cost function without calling it', () => {
+    const cost = jest.fn(() => 3);
+    expect(() => normalizePolicy({ limit: 5, window: '1s', cost }, 'p', WHERE)).not.toThrow();
+    expect(cost).not.toHaveBeenCalled();
+  });
+
+  it.each([['1 parsec'], [0], [-1], [MAX_WINDOW_MS + 1]])('rejects the blockFor %p', (blockFor) => {
+    expectRejected({ blockFor: blockFor as never }, 'blockFor');
+  });
+
+  it('rejects an unknown algorithm and lists the known ones', () => {
+    const error = rejectionOf({ algo: 'leaky-window' as never });
+    expect(error.field).toBe('algo');
+    expect(error.message).toContain(WHERE);
+    expect(error.message).toContain('"algo"');
+    expect(error.message).toContain('leaky-window');
+    expect(error.message).toContain('sliding-window-counter');
+  });
+
+  it.each([['ENFORCE'], ['off'], ['']])('rejects the mode %p', (mode) => {
+    expectRejected({ mode: mode as never }, 'mode');
+  });
+
+  it.each([[''], ['has space'], ['a:b'], ['{tag}'], ['x'.repeat(129)]])('rejects the name %p', (name) => {
+    expectRejected({}, 'name', name);
+  });
+
+  it('reports the value it got', () => {
+    expect(rejectionOf({ limit: 0 }).message).toContain('(got 0)');
+    expect(rejectionOf({ window: '10 parsecs' }).message).toContain('10 parsecs');
+  });
+});

@@ -1,0 +1,242 @@
+import { RATE_LIMIT_ALGORITHMS, type RateLimitAlgorithm } from '../src/policy/rate-limit-algorithm';
+import { Client, T0, memoryFactory, policy, redisFactory, type StoreFactory, type StoreUnderTest } from './support/store-harness';
+
+/**
+ * One suite, two stores: every expectation below must hold for Redis (Lua) and for the
+ * in-memory store alike. Time is explicit (`now`) wherever it matters.
+ */
+const factories: StoreFactory[] = [redisFactory(), memoryFactory()];
+const BUCKETS: RateLimitAlgorithm[] = ['token-bucket', 'leaky-bucket', 'gcra'];
+
+describe.each(factories)('conformance: $name store', (factory) => {
+  let sut: StoreUnderTest;
+  let client: Client;
+
+  beforeAll(() => factory.setup());
+  afterAll(() => factory.teardown());
+  beforeEach(async () => {
+    sut = await factory.create();
+    client = new Client(sut, 'ip:198.51.100.7');
+  });
+
+  async function hits(p: ReturnType<typeof policy>, nowMs: number, count: number) {
+    const out = [];
+    for (let i = 0; i < count; i++) out.push(await client.hit(p, nowMs));
+    return out;
+  }
+
+  describe.each(RATE_LIMIT_ALGORITHMS)('%s', (algo) => {
+    const p = policy({ algo, limit: 5, window: 10_000 });
+
+    it('admits exactly `limit` at once with remaining 4..0, then rejects with a retry time', async () => {
+      const out = await hits(p, T0, 7);
+      expect(out.map((o) => o.allowed)).toEqual([true, true, true, true, true, false, false]);
+      expect(out.slice(0, 5).map((o) => o.remaining)).toEqual([4, 3, 2, 1, 0]);
+      expect(out[5]).toMatchObject({ remaining: 0, reason: 1 });
+      expect(out[5].retryAfterMs).toBeGreaterThan(0);
+      expect(out.slice(0, 5).every((o) => o.retryAfterMs === 0 && o.reason === 0)).toBe(true);
+    });
+
+    it('does not charge rejected requests: after the retry time exactly one more passes', async () => {
+      await hits(p, T0, 5);
+      const rejected = await hits(p, T0 + 1, 20);
+      expect(rejected.every((o) => !o.allowed)).toBe(true);
+      const retryAt = T0 + 1 + rejected[0].retryAfterMs;
+      expect((await client.hit(p, retryAt - 1)).allowed).toBe(false);
+      expect((await client.hit(p, retryAt)).allowed).toBe(true);
+    });
+
+    it('rejects a cost above capacity with its own reason and charges nothing', async () => {
+      const out = await client.hit(p, T0, 6);
+      expect(out).toMatchObject({ allowed: false, reason: 3, retryAfterMs: 0 });
+      expect((await hits(p, T0, 5)).every((o) => o.allowed)).toBe(true);
+    });
+
+    it('charges `cost` units', async () => {
+      expect(await client.hit(p, T0, 3)).toMatchObject({ allowed: true, remaining: 2 });
+      expect(await client.hit(p, T0, 3)).toMatchObject({ allowed: false, remaining: 2 });
+      expect(await client.hit(p, T0, 2)).toMatchObject({ allowed: true, remaining: 0 });
+    });
+
+    it('peek reports the standing without charging', async () => {
+      await hits(p, T0, 2);
+      expect(await client.peek(p, T0)).toMatchObject({ allowed: true, remaining: 3 });
+      expect(await client.peek(p, T0)).toMatchObject({ allowed: true, remaining: 3 });
+      expect((await client.hit(p, T0)).remaining).toBe(2);
+    });
+
+    it('blockFor keeps rejecting after the limit would admit again, then lifts', async () => {
+      const blocking = policy({ algo, limit: 2, window: 1_000, blockFor: 30_000 });
+      await hits(blocking, T0, 2);
+      const tripped = await client.hit(blocking, T0);
+      expect(tripped).toMatchObject({ allowed: false, reason: 1, retryAfterMs: 30_000 });
+      expect(await client.hit(blocking, T0 + 5_000)).toMatchObject({ allowed: false, reason: 2, retryAfterMs: 25_000 });
+      expect((await client.hit(blocking, T0 + 30_000)).allowed).toBe(true);
+    });
+
+    it('shadow mode reports the rejection but admits the request and charges nothing more', async () => {
+      const shadow = policy({ algo, limit: 2, window: 10_000, mode: 'shadow' });
+      await hits(shadow, T0, 2);
+      const reply = await client.run('consume', [shadow], T0);
+      expect(reply.admitted).toBe(true);
+      expect(reply.outcomes[0]).toMatchObject({ allowed: false, reason: 1 });
+      expect((await client.peek(shadow, T0)).remaining).toBe(0);
+    });
+
+    it('all-or-nothing: when one policy rejects, the other is not charged', async () => {
+      const wide = policy({ algo, limit: 5, window: 10_000 }, 'wide');
+      const narrow = policy({ algo: 'fixed-window', limit: 1, window: 10_000 }, 'narrow');
+      expect((await client.run('consume', [wide, narrow], T0)).admitted).toBe(true);
+      const second = await client.run('consume', [wide, narrow], T0);
+      expect(second.admitted).toBe(false);
+      expect(second.outcomes.map((o) => o.allowed)).toEqual([true, false]);
+      expect((await client.peek(wide, T0)).remaining).toBe(4);
+    });
+
+    it('keeps identities apart', async () => {
+      await hits(p, T0, 5);
+      const other = new Client(sut, 'ip:198.51.100.8');
+      expect((await other.hit(p, T0)).remaining).toBe(4);
+    });
+
+    it('sets a TTL no longer than needed and holds nothing once the window has passed', async () => {
+      const short = policy({ algo, limit: 3, window: 150 });
+      // The counter approximation weighs this window's count during the next one too.
+      const neededMs = algo === 'sliding-window-counter' ? 300 : 150;
+      for (let i = 0; i < 3; i++) await client.hit(short);
+      const key = client.entry(short).key;
+      const ttl = await sut.pttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(neededMs);
+      await new Promise((resolve) => setTimeout(resolve, neededMs + 50));
+      expect(await sut.keyCount()).toBe(0);
+    });
+  });
+
+  describe('algorithm specifics', () => {
+    it('fixed-window: windows align to the epoch; the boundary admits 2x (documented)', async () => {
+      const p = policy({ algo: 'fixed-window', limit: 5, window: 10_000 });
+      const end = T0 - 1_000 + 10_000; // T0 is 1 s into a window
+      // 500 ms before the boundary: keys expire in real time, so an explicit `now` stays clear
+      // of TTLs shorter than the test itself.
+      const before = await hits(p, end - 500, 5);
+      expect(before[4]).toMatchObject({ allowed: true, resetMs: 500 });
+      expect((await client.hit(p, end - 500)).retryAfterMs).toBe(500);
+      expect((await hits(p, end, 5)).every((o) => o.allowed)).toBe(true);
+    });
+
+    it('sliding-window: never more than `limit` in any interval of the window length', async () => {
+      const p = policy({ algo: 'sliding-window', limit: 5, window: 10_000 });
+      await hits(p, T0, 5);
+      expect(await client.hit(p, T0 + 5_000)).toMatchObject({ allowed: false, retryAfterMs: 5_000, resetMs: 5_000 });
+      expect((await client.hit(p, T0 + 9_999)).allowed).toBe(false);
+      expect((await hits(p, T0 + 10_000, 6)).map((o) => o.allowed)).toEqual([true, true, true, true, true, false]);
+    });
+
+    it('sliding-window: members stay unique within one microsecond', async () => {
+      const p = policy({ algo: 'sliding-window', limit: 100, window: 10_000 });
+      const out = await hits(p, T0, 100);
+      expect(out.at(-1)).toMatchObject({ allowed: true, remaining: 0 });
+      expect((await client.peek(p, T0)).remaining).toBe(0);
+    });
+
+    it('sliding-window-counter: weights the previous window by its overlap', async () => {
+      const p = policy({ algo: 'sliding-window-counter', limit: 5, window: 10_000 });
+      const start = T0 - 1_000;
+      await hits(p, start + 2_000, 5);
+      const next = start + 10_000 + 5_000; // previous 5 weighted 0.5 -> 2.5 used
+      const out = await hits(p, next, 3);
+      expect(out.map((o) => o.allowed)).toEqual([true, true, false]);
+      expect(out[2].retryAfterMs).toBe(1_000);
+      expect((await client.hit(p, next + 1_000)).allowed).toBe(true);
+    });
+
+    it.each(BUCKETS)('%s: refills/leaks `limit` per window, continuously', async (algo) => {
+      const p = policy({ algo, limit: 5, window: 10_000 });
+      await hits(p, T0, 5);
+      expect(await client.hit(p, T0)).toMatchObject({ allowed: false, retryAfterMs: 2_000 });
+      expect(await client.hit(p, T0 + 2_000)).toMatchObject({ allowed: true, remaining: 0 });
+      expect((await client.hit(p, T0 + 2_000)).allowed).toBe(false);
+      expect((await client.peek(p, T0 + 12_000)).remaining).toBe(5);
+    });
+
+    it.each(BUCKETS)('%s: burst above limit allows a larger first burst at the same rate', async (algo) => {
+      const p = policy({ algo, limit: 1, window: 1_000, burst: 10 });
+      const out = await hits(p, T0, 11);
+      expect(out.filter((o) => o.allowed)).toHaveLength(10);
+      expect(out[10].retryAfterMs).toBe(1_000);
+      expect(out[0].remaining).toBe(9);
+    });
+
+    it('token-bucket: a lowered capacity clamps the tokens kept; a raised limit keeps them', async () => {
+      await hits(policy({ algo: 'token-bucket', limit: 10, window: 10_000 }), T0, 2); // 8 left
+      expect((await client.peek(policy({ algo: 'token-bucket', limit: 10, window: 10_000, burst: 4 }), T0)).remaining).toBe(4);
+      expect((await client.peek(policy({ algo: 'token-bucket', limit: 20, window: 10_000 }), T0)).remaining).toBe(8);
+    });
+
+    it('refund gives back what consume charged', async () => {
+      for (const algo of RATE_LIMIT_ALGORITHMS) {
+        const p = policy({ algo, limit: 5, window: 10_000 }, `refund-${algo}`);
+        await hits(p, T0, 3);
+        await client.run('refund', [p], T0);
+        expect([algo, (await client.peek(p, T0)).remaining]).toEqual([algo, 3]);
+      }
+    });
+
+    it('hostile identities cannot escape their hash tag or collide', async () => {
+      const p = policy({ algo: 'fixed-window', limit: 1, window: 10_000 });
+      const hostile = ['a}:b{', '*', 'x:y', 'new\nline', '\0', '%7B', '{', '}', 'é', 'z'.repeat(65_536), 'z'.repeat(65_535) + 'y'];
+      for (const identity of hostile) {
+        const c = new Client(sut, identity);
+        const key = c.entry(p).key;
+        expect(key.length).toBeLessThan(200);
+        expect(key.match(/[{}]/g)).toEqual(['{', '}']);
+        expect((await c.hit(p, T0)).allowed).toBe(true);
+      }
+      expect(await sut.keyCount()).toBe(hostile.length);
+    });
+  });
+});
+
+describe('conformance: both stores give identical replies to the same random traffic', () => {
+  const redis = redisFactory();
+  const memory = memoryFactory();
+  beforeAll(async () => {
+    await redis.setup();
+    await memory.setup();
+  });
+  afterAll(async () => {
+    await redis.teardown();
+    await memory.teardown();
+  });
+
+  /** Deterministic PRNG (mulberry32) so a failure can be replayed. */
+  function random(seed: number): () => number {
+    return () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  it.each(RATE_LIMIT_ALGORITHMS)('%s', async (algo) => {
+    const next = random(algo.length * 7919);
+    const onRedis = new Client(await redis.create(), 'ip:203.0.113.9');
+    const inMemory = new Client(await memory.create(), 'ip:203.0.113.9');
+    const p = policy({ algo, limit: 7, window: 3_000, burst: algo === 'gcra' ? 9 : undefined });
+    let now = T0;
+    const redisOut = [];
+    const memoryOut = [];
+    for (let i = 0; i < 400; i++) {
+      now += Math.floor(next() * 700);
+      const cost = 1 + Math.floor(next() * 3);
+      const op = next() < 0.1 ? 'peek' : 'consume';
+      redisOut.push((await onRedis.run(op, [p], now, op === 'peek' ? 0 : cost)).outcomes[0]);
+      memoryOut.push((await inMemory.run(op, [p], now, op === 'peek' ? 0 : cost)).outcomes[0]);
+    }
+    expect(memoryOut).toEqual(redisOut);
+    expect(redisOut.filter((o) => o.allowed).length).toBeGreaterThan(50);
+    expect(redisOut.filter((o) => !o.allowed).length).toBeGreaterThan(20);
+  });
+});

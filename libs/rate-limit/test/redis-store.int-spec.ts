@@ -1,0 +1,84 @@
+import Redis from 'ioredis';
+import { RateLimitStoreError } from '../src/errors/rate-limit-store.error';
+import { KeyBuilder } from '../src/keys/key-builder';
+import { RedisStore } from '../src/store/redis/redis-store';
+import { LIMITER_CLIENT_DEFAULTS } from '../src/store/redis/create-redis-client';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../../../test/support/redis-test-server';
+import { Client, T0, policy } from './support/store-harness';
+
+describe('RedisStore against a real Redis', () => {
+  let server: TestRedis;
+  let admin: Redis;
+
+  beforeAll(async () => {
+    server = await startTestRedis();
+    admin = new Redis(server.url);
+  });
+  afterAll(async () => {
+    admin.disconnect();
+    await server.close();
+  });
+
+  function clientFor(redis: Redis, timeoutMs = 1_000): Client {
+    const store = new RedisStore(redis, timeoutMs);
+    return new Client({ store, keys: new KeyBuilder(uniquePrefix()), keyCount: async () => 0, pttl: async () => 0 }, 'ip:1');
+  }
+
+  it('loads the script again after SCRIPT FLUSH (NOSCRIPT -> EVAL) and keeps counting', async () => {
+    const redis = new Redis(server.url);
+    await redis.ping();
+    const c = clientFor(redis);
+    const p = policy({ algo: 'gcra', limit: 3, window: 10_000 });
+    expect((await c.hit(p, T0)).remaining).toBe(2);
+    await admin.script('FLUSH');
+    expect((await c.hit(p, T0)).remaining).toBe(1);
+    expect((await c.hit(p, T0)).remaining).toBe(0);
+    redis.disconnect();
+  });
+
+  it('uses EVALSHA: the script is sent in full only once per server', async () => {
+    const redis = new Redis(server.url);
+    await redis.ping();
+    const c = clientFor(redis);
+    await admin.script('FLUSH');
+    await admin.config('RESETSTAT');
+    const p = policy({ algo: 'fixed-window', limit: 100, window: 10_000 });
+    for (let i = 0; i < 10; i++) await c.hit(p, T0);
+    const stats = await admin.info('commandstats');
+    const calls = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    expect(calls('evalsha')).toBe(10);
+    expect(calls('eval')).toBe(1);
+    redis.disconnect();
+  });
+
+  it('fails fast with a typed error when the client is not connected', async () => {
+    const redis = new Redis({ ...LIMITER_CLIENT_DEFAULTS, port: server.port, lazyConnect: true });
+    const c = clientFor(redis);
+    const started = Date.now();
+    const error = await c.hit(policy({ algo: 'fixed-window' })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitStoreError);
+    expect((error as RateLimitStoreError).failure).toBe('unavailable');
+    expect(Date.now() - started).toBeLessThan(50);
+  });
+
+  it('reports a timeout as a typed error within the command timeout and does not resend', async () => {
+    const redis = new Redis(server.url);
+    await redis.ping();
+    const c = clientFor(redis, 100);
+    const p = policy({ algo: 'fixed-window', limit: 10, window: 60_000 });
+    await c.hit(p, T0); // loads the script
+    // CLIENT PAUSE holds every client's commands server-side (and needs no DEBUG rights).
+    await admin.client('PAUSE', 400, 'ALL');
+    const paused = Date.now();
+    const started = Date.now();
+    const error = await c.hit(p, T0).catch((e: unknown) => e);
+    const elapsed = Date.now() - started;
+    expect(error).toBeInstanceOf(RateLimitStoreError);
+    expect((error as RateLimitStoreError).failure).toBe('timeout');
+    expect(elapsed).toBeLessThan(100 + 50);
+    await new Promise((resolve) => setTimeout(resolve, 400 - (Date.now() - paused) + 20)); // the pause's own length
+    // The timed-out command ran once when Redis resumed; nothing resent it.
+    expect((await c.peek(p, T0)).remaining).toBe(8);
+    redis.disconnect();
+  });
+});

@@ -1,0 +1,119 @@
+import Redis from 'ioredis';
+import { KeyBuilder } from '../../src/keys/key-builder';
+import { normalizePolicy } from '../../src/policy/normalize-policy';
+import type { RateLimitOptions } from '../../src/policy/rate-limit-options.interface';
+import type { RateLimitPolicy } from '../../src/policy/rate-limit-policy.interface';
+import { MemoryStore } from '../../src/store/memory/memory-store';
+import type { RateLimitStore, StoreEntry, StoreOp, StoreOutcome, StoreReply } from '../../src/store/rate-limit-store.interface';
+import { RedisStore } from '../../src/store/redis/redis-store';
+import { deleteKeysWithPrefix, startTestRedis, uniquePrefix, type TestRedis } from '../../../../test/support/redis-test-server';
+
+/** One store under test plus the inspection a conformance test needs. */
+export interface StoreUnderTest {
+  readonly store: RateLimitStore;
+  readonly keys: KeyBuilder;
+  /** Keys this test's store holds right now (expired ones excluded). */
+  keyCount(): Promise<number>;
+  /** Milliseconds to live of a key; -2 when missing. */
+  pttl(key: string): Promise<number>;
+}
+
+export interface StoreFactory {
+  readonly name: 'redis' | 'memory';
+  setup(): Promise<void>;
+  create(): Promise<StoreUnderTest>;
+  teardown(): Promise<void>;
+  /** Redis only: the admin connection, for SCRIPT FLUSH and the like. */
+  admin?(): Redis;
+}
+
+export function redisFactory(): StoreFactory & { admin(): Redis; server(): TestRedis } {
+  let server: TestRedis;
+  let admin: Redis;
+  const clients: Redis[] = [];
+  return {
+    name: 'redis',
+    async setup() {
+      server = await startTestRedis();
+      admin = new Redis(server.url);
+    },
+    async create() {
+      const prefix = uniquePrefix();
+      const client = new Redis(server.url, { enableOfflineQueue: true });
+      clients.push(client);
+      await client.ping();
+      return {
+        store: new RedisStore(client, 2_000),
+        keys: new KeyBuilder(prefix),
+        keyCount: async () => (await admin.keys(`${prefix}:*`)).length,
+        pttl: (key) => admin.pttl(key),
+      };
+    },
+    async teardown() {
+      for (const client of clients) client.disconnect();
+      await admin.quit();
+      await server.close();
+    },
+    admin: () => admin,
+    server: () => server,
+  };
+}
+
+export function memoryFactory(): StoreFactory {
+  const stores: MemoryStore[] = [];
+  return {
+    name: 'memory',
+    async setup() {},
+    async create() {
+      const store = new MemoryStore();
+      stores.push(store);
+      return {
+        store,
+        keys: new KeyBuilder(uniquePrefix()),
+        keyCount: async () => {
+          store.keyspace.sweep();
+          return store.keyspace.size;
+        },
+        pttl: async (key) => store.keyspace.pttl(key),
+      };
+    },
+    async teardown() {
+      for (const store of stores) store.close();
+    },
+  };
+}
+
+export { deleteKeysWithPrefix };
+
+export function policy(options: Partial<RateLimitOptions> & { algo: RateLimitPolicy['algo'] }, name = 'p'): RateLimitPolicy {
+  return normalizePolicy({ limit: 5, window: 10_000, ...options }, name, 'test');
+}
+
+/** A caller bound to one store, one identity and one or more policies. */
+export class Client {
+  constructor(
+    private readonly sut: StoreUnderTest,
+    readonly identity: string,
+  ) {}
+
+  entry(p: RateLimitPolicy, cost = 1): StoreEntry {
+    const key = this.sut.keys.stateKey(this.sut.keys.identityTag(this.identity), p);
+    return { key, blockKey: this.sut.keys.blockKey(key), policy: p, cost };
+  }
+
+  run(op: StoreOp, policies: readonly RateLimitPolicy[], nowMs?: number, cost = 1): Promise<StoreReply> {
+    const nowUs = nowMs === undefined ? undefined : Math.round(nowMs * 1000);
+    return this.sut.store.decide(op, policies.map((p) => this.entry(p, cost)), nowUs);
+  }
+
+  async hit(p: RateLimitPolicy, nowMs?: number, cost = 1): Promise<StoreOutcome> {
+    return (await this.run('consume', [p], nowMs, cost)).outcomes[0];
+  }
+
+  async peek(p: RateLimitPolicy, nowMs?: number): Promise<StoreOutcome> {
+    return (await this.run('peek', [p], nowMs, 0)).outcomes[0];
+  }
+}
+
+/** A time well inside a window for every window length used here (aligned to 1 day + 1 s). */
+export const T0 = Math.floor(Date.UTC(2030, 0, 1) / 86_400_000) * 86_400_000 + 1_000;

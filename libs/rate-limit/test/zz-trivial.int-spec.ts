@@ -1,1 +1,0 @@
-it('trivial', () => expect(1).toBe(1));
