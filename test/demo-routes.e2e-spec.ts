@@ -1,0 +1,190 @@
+/**
+ * The demo's public routes, end to end, against a real Redis shared by two demo instances.
+ *
+ * Isolation: each describe block starts its own pair of instances (A and B) on ONE Redis with a
+ * fresh `uniquePrefix()` as RATE_LIMIT_KEY_PREFIX, and TRUST_PROXY=true so a test picks its
+ * client IP with X-Forwarded-For. In the algorithm block every algorithm uses its own client IP
+ * (and its own policy name, which is part of the key), so each starts from a clean state.
+ */
+import type { INestApplication } from '@nestjs/common';
+import request, { type Response } from 'supertest';
+import { RateLimiterService } from '@app/rate-limit';
+import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
+import { createDemoApp } from './utils/create-demo-app';
+import { ensureWindowHeadroom } from './utils/window-headroom';
+
+const ALGORITHMS = [
+  'fixed-window',
+  'sliding-window',
+  'sliding-window-counter',
+  'token-bucket',
+  'leaky-bucket',
+  'gcra',
+] as const;
+
+const TEN_SECONDS = 10_000;
+const ONE_MINUTE = 60_000;
+/** Generous time for a burst of a few local requests to stay inside one aligned window. */
+const BURST_HEADROOM_MS = 1_500;
+
+let redis: TestRedis;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+
+afterAll(async () => {
+  await redis?.close();
+});
+
+/** Two demo instances on the shared Redis with one fresh key prefix; closed in afterAll. */
+function usePair(label: string): { a: () => INestApplication; b: () => INestApplication } {
+  let a: INestApplication | undefined;
+  let b: INestApplication | undefined;
+  beforeAll(async () => {
+    const overrides = {
+      REDIS_URL: redis.url,
+      RATE_LIMIT_KEY_PREFIX: uniquePrefix(label),
+      TRUST_PROXY: 'true',
+    };
+    a = await createDemoApp(overrides);
+    b = await createDemoApp(overrides);
+    await a.listen(0, '127.0.0.1');
+    await b.listen(0, '127.0.0.1');
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+  return { a: () => a!, b: () => b! };
+}
+
+function get(app: INestApplication, path: string, ip: string, headers: Record<string, string> = {}) {
+  const req = request(app.getHttpServer()).get(path).set('X-Forwarded-For', ip);
+  for (const [name, value] of Object.entries(headers)) req.set(name, value);
+  return req;
+}
+
+function rateLimitHeaderNames(res: Response): string[] {
+  return Object.keys(res.headers).filter((h) => h.startsWith('ratelimit') || h === 'retry-after');
+}
+
+function expect429(res: Response, policy: string): void {
+  expect(res.status).toBe(429);
+  const retryAfter = res.headers['retry-after'];
+  expect(retryAfter).toMatch(/^[1-9]\d*$/);
+  expect(res.body).toEqual({
+    statusCode: 429,
+    message: 'Too Many Requests',
+    policy,
+    retryAfter: Number(retryAfter),
+  });
+}
+
+describe('GET /api/<algo>: 5 per 10 s per client IP, two instances on one Redis', () => {
+  const pair = usePair('demo-algos');
+  const sequences: string[] = [];
+
+  afterAll(() => {
+    // One line per algorithm: the status of each request, alternating A, B, A, ...
+    console.log(`Status sequences (8 requests alternating instance A/B):\n${sequences.join('\n')}`);
+  });
+
+  it.each(ALGORITHMS.map((algo, i) => [algo, `203.0.113.${10 + i}`]))(
+    '%s: 5 x 200 then 3 x 429 across both instances (client %s)',
+    async (algo, ip) => {
+      await ensureWindowHeadroom(TEN_SECONDS, BURST_HEADROOM_MS);
+      const responses: Response[] = [];
+      for (let i = 0; i < 8; i++) {
+        responses.push(await get(i % 2 === 0 ? pair.a() : pair.b(), `/api/${algo}`, ip));
+      }
+      const statuses = responses.map((r) => r.status);
+      sequences.push(`  ${algo.padEnd(22)} ${statuses.join(' ')}`);
+
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+      responses.slice(0, 5).forEach((res, i) => {
+        expect(res.body).toEqual({ algo, ok: true });
+        expect(res.headers['ratelimit-limit']).toBe('5');
+        expect(res.headers['ratelimit-remaining']).toBe(String(4 - i));
+        expect(res.headers['ratelimit-reset']).toMatch(/^\d+$/);
+        expect(Number(res.headers['ratelimit-reset'])).toBeGreaterThanOrEqual(1);
+        expect(res.headers['retry-after']).toBeUndefined();
+      });
+      for (const res of responses.slice(5)) expect429(res, `demo.${algo}`);
+    },
+  );
+});
+
+describe('GET /api/stacked: demo.stacked-client (3/10s per IP) + demo.stacked-route (20/1m per route)', () => {
+  const pair = usePair('demo-stacked');
+
+  it('admits 3, rejects the 4th on demo.stacked-client, and does not charge the route-wide policy for it', async () => {
+    // demo.stacked-route is a fixed window of one minute: keep the burst and the peek in one.
+    await ensureWindowHeadroom(ONE_MINUTE, BURST_HEADROOM_MS);
+    const ip = '198.51.100.7';
+    const responses: Response[] = [];
+    for (let i = 0; i < 4; i++) responses.push(await get(i % 2 === 0 ? pair.a() : pair.b(), '/api/stacked', ip));
+
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 429]);
+    // The headers describe the most restrictive policy: the per-client one.
+    responses.slice(0, 3).forEach((res, i) => {
+      expect(res.headers['ratelimit-limit']).toBe('3');
+      expect(res.headers['ratelimit-remaining']).toBe(String(2 - i));
+    });
+    expect429(responses[3], 'demo.stacked-client');
+
+    const route = await pair.a().get(RateLimiterService).peek('demo.stacked-route', 'route:demo.stacked-route');
+    expect(route.source).toBe('redis');
+    expect(route.remaining).toBe(20 - 3);
+  });
+});
+
+describe('GET /api/keyed: token-bucket 5/10s per X-Api-Key, per IP without it', () => {
+  const pair = usePair('demo-keyed');
+
+  it('gives each API key its own 5, and falls back to the client IP bucket without the header', async () => {
+    const ip = '198.51.100.20';
+    const limiter = pair.a().get(RateLimiterService);
+    const statuses: Record<string, number[]> = { alpha: [], beta: [], none: [] };
+    const rejections: Response[] = [];
+
+    // Both keys from the same client IP, interleaved and spread over both instances.
+    for (let i = 0; i < 6; i++) {
+      for (const key of ['alpha', 'beta']) {
+        const res = await get(i % 2 === 0 ? pair.a() : pair.b(), '/api/keyed', ip, { 'X-Api-Key': `key-${key}` });
+        statuses[key].push(res.status);
+        if (res.status === 429) rejections.push(res);
+      }
+    }
+    // The keyed requests did not touch the IP's bucket.
+    expect((await limiter.peek('demo.api-key', `ip:${ip}`)).remaining).toBe(5);
+
+    for (let i = 0; i < 6; i++) {
+      const res = await get(i % 2 === 0 ? pair.b() : pair.a(), '/api/keyed', ip);
+      statuses.none.push(res.status);
+      if (res.status === 429) rejections.push(res);
+    }
+
+    const fiveThenReject = [200, 200, 200, 200, 200, 429];
+    expect(statuses).toEqual({ alpha: fiveThenReject, beta: fiveThenReject, none: fiveThenReject });
+    for (const res of rejections) expect429(res, 'demo.api-key');
+    expect((await limiter.peek('demo.api-key', `ip:${ip}`)).remaining).toBe(0);
+    expect((await limiter.peek('demo.api-key', 'key:key-alpha')).remaining).toBe(0);
+    expect((await limiter.peek('demo.api-key', 'key:key-beta')).remaining).toBe(0);
+  });
+});
+
+describe('GET /api/unlimited: @SkipRateLimit()', () => {
+  const pair = usePair('demo-unlimited');
+
+  it('answers 20 requests with 200 and no rate limit headers', async () => {
+    const responses: Response[] = [];
+    for (let i = 0; i < 20; i++) responses.push(await get(i % 2 === 0 ? pair.a() : pair.b(), '/api/unlimited', '198.51.100.30'));
+
+    expect(responses.map((r) => r.status)).toEqual(new Array(20).fill(200));
+    for (const res of responses) {
+      expect(res.body).toEqual({ route: 'unlimited', ok: true });
+      expect(rateLimitHeaderNames(res)).toEqual([]);
+    }
+  });
+});

@@ -1,0 +1,44 @@
+import type { INestApplication } from '@nestjs/common';
+import { RedisConnection } from '@app/rate-limit/store/redis/redis-connection';
+import type { RedisClient } from '@app/rate-limit/store/redis/redis-script';
+
+/** The ioredis client an app decides with (fails if the app runs on the memory store). */
+export function redisClientOf(app: INestApplication): RedisClient {
+  const client = app.get(RedisConnection).client;
+  if (!client) throw new Error('this app has no Redis client (memory store)');
+  return client;
+}
+
+/**
+ * Resolves on the client's `event` (or at once when `done()` already holds); rejects after
+ * `timeoutMs` with the status it got stuck in. ioredis sets `status` before it emits the event
+ * (next tick), so checking first and then listening cannot miss the transition.
+ */
+function awaitEvent(client: RedisClient, event: string, done: () => boolean, timeoutMs: number): Promise<void> {
+  if (done()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onEvent = (): void => {
+      if (!done()) return;
+      clearTimeout(timer);
+      client.off(event, onEvent);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      client.off(event, onEvent);
+      reject(new Error(`Redis client did not emit '${event}' within ${timeoutMs} ms (status: ${client.status})`));
+    }, timeoutMs);
+    client.on(event, onEvent);
+  });
+}
+
+/** Waits (bounded) for the app's Redis client to be `ready` (connected and usable). */
+export function untilReady(app: INestApplication, timeoutMs = 10_000): Promise<void> {
+  const client = redisClientOf(app);
+  return awaitEvent(client, 'ready', () => client.status === 'ready', timeoutMs);
+}
+
+/** Waits (bounded) until the app's Redis client has noticed a lost connection. */
+export function untilDisconnected(app: INestApplication, timeoutMs = 5_000): Promise<void> {
+  const client = redisClientOf(app);
+  return awaitEvent(client, 'close', () => client.status !== 'ready', timeoutMs);
+}

@@ -1,0 +1,14 @@
+/**
+ * Fixed windows (and the sliding-window-counter's windows) are aligned to multiples of the window
+ * length since the Unix epoch, on Redis server time (the same machine clock as Date.now() here,
+ * since the test Redis runs locally) or on the process clock for the memory store. A short burst
+ * of requests that straddles a boundary is legitimately split across two windows, so before a
+ * burst that must land in one window we make sure at least `headroomMs` of the current window is
+ * left, waiting for the next window otherwise. This waits on the clock itself (the condition
+ * under test), not on some event; it waits at most `headroomMs` + 25 ms.
+ */
+export async function ensureWindowHeadroom(windowMs: number, headroomMs: number): Promise<void> {
+  const left = windowMs - (Date.now() % windowMs);
+  if (left >= headroomMs) return;
+  await new Promise((resolve) => setTimeout(resolve, left + 25));
+}
