@@ -59,7 +59,12 @@ function usePair(label: string): { a: () => INestApplication; b: () => INestAppl
   return { a: () => a!, b: () => b! };
 }
 
-function get(app: INestApplication, path: string, ip: string, headers: Record<string, string> = {}) {
+function get(
+  app: INestApplication,
+  path: string,
+  ip: string,
+  headers: Record<string, string> = {},
+) {
   const req = request(app.getHttpServer()).get(path).set('X-Forwarded-For', ip);
   for (const [name, value] of Object.entries(headers)) req.set(name, value);
   return req;
@@ -123,7 +128,8 @@ describe('GET /api/stacked: demo.stacked-client (3/10s per IP) + demo.stacked-ro
     await ensureWindowHeadroom(ONE_MINUTE, BURST_HEADROOM_MS);
     const ip = '198.51.100.7';
     const responses: Response[] = [];
-    for (let i = 0; i < 4; i++) responses.push(await get(i % 2 === 0 ? pair.a() : pair.b(), '/api/stacked', ip));
+    for (let i = 0; i < 4; i++)
+      responses.push(await get(i % 2 === 0 ? pair.a() : pair.b(), '/api/stacked', ip));
 
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 429]);
     // The headers describe the most restrictive policy: the per-client one.
@@ -133,7 +139,10 @@ describe('GET /api/stacked: demo.stacked-client (3/10s per IP) + demo.stacked-ro
     });
     expect429(responses[3], 'demo.stacked-client');
 
-    const route = await pair.a().get(RateLimiterService).peek('demo.stacked-route', 'route:demo.stacked-route');
+    const route = await pair
+      .a()
+      .get(RateLimiterService)
+      .peek('demo.stacked-route', 'route:demo.stacked-route');
     expect(route.source).toBe('redis');
     expect(route.remaining).toBe(20 - 3);
   });
@@ -151,7 +160,9 @@ describe('GET /api/keyed: token-bucket 5/10s per X-Api-Key, per IP without it', 
     // Both keys from the same client IP, interleaved and spread over both instances.
     for (let i = 0; i < 6; i++) {
       for (const key of ['alpha', 'beta']) {
-        const res = await get(i % 2 === 0 ? pair.a() : pair.b(), '/api/keyed', ip, { 'X-Api-Key': `key-${key}` });
+        const res = await get(i % 2 === 0 ? pair.a() : pair.b(), '/api/keyed', ip, {
+          'X-Api-Key': `key-${key}`,
+        });
         statuses[key].push(res.status);
         if (res.status === 429) rejections.push(res);
       }
@@ -179,7 +190,10 @@ describe('GET /api/unlimited: @SkipRateLimit()', () => {
 
   it('answers 20 requests with 200 and no rate limit headers', async () => {
     const responses: Response[] = [];
-    for (let i = 0; i < 20; i++) responses.push(await get(i % 2 === 0 ? pair.a() : pair.b(), '/api/unlimited', '198.51.100.30'));
+    for (let i = 0; i < 20; i++)
+      responses.push(
+        await get(i % 2 === 0 ? pair.a() : pair.b(), '/api/unlimited', '198.51.100.30'),
+      );
 
     expect(responses.map((r) => r.status)).toEqual(new Array(20).fill(200));
     for (const res of responses) {

@@ -14,7 +14,12 @@ export function redisClientOf(app: INestApplication): RedisClient {
  * `timeoutMs` with the status it got stuck in. ioredis sets `status` before it emits the event
  * (next tick), so checking first and then listening cannot miss the transition.
  */
-function awaitEvent(client: RedisClient, event: string, done: () => boolean, timeoutMs: number): Promise<void> {
+function awaitEvent(
+  client: RedisClient,
+  event: string,
+  done: () => boolean,
+  timeoutMs: number,
+): Promise<void> {
   if (done()) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const onEvent = (): void => {
@@ -25,7 +30,11 @@ function awaitEvent(client: RedisClient, event: string, done: () => boolean, tim
     };
     const timer = setTimeout(() => {
       client.off(event, onEvent);
-      reject(new Error(`Redis client did not emit '${event}' within ${timeoutMs} ms (status: ${client.status})`));
+      reject(
+        new Error(
+          `Redis client did not emit '${event}' within ${timeoutMs} ms (status: ${client.status})`,
+        ),
+      );
     }, timeoutMs);
     client.on(event, onEvent);
   });
@@ -41,4 +50,34 @@ export function untilReady(app: INestApplication, timeoutMs = 10_000): Promise<v
 export function untilDisconnected(app: INestApplication, timeoutMs = 5_000): Promise<void> {
   const client = redisClientOf(app);
   return awaitEvent(client, 'close', () => client.status !== 'ready', timeoutMs);
+}
+
+/**
+ * Waits (bounded) until the app's Redis client schedules a reconnect attempt at least
+ * `minDelayMs` away: ioredis emits 'reconnecting' with the retry strategy's delay, so this marks
+ * the point where its backoff has grown that far (a long outage, as a client sees it).
+ */
+export function untilReconnectDelay(
+  app: INestApplication,
+  minDelayMs: number,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const client = redisClientOf(app);
+  return new Promise((resolve, reject) => {
+    const onReconnecting = (delay: unknown): void => {
+      if (typeof delay !== 'number' || delay < minDelayMs) return;
+      clearTimeout(timer);
+      client.off('reconnecting', onReconnecting);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      client.off('reconnecting', onReconnecting);
+      reject(
+        new Error(
+          `no reconnect delay >= ${minDelayMs} ms within ${timeoutMs} ms (status: ${client.status})`,
+        ),
+      );
+    }, timeoutMs);
+    client.on('reconnecting', onReconnecting);
+  });
 }

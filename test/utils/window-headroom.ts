@@ -5,10 +5,12 @@
  * of requests that straddles a boundary is legitimately split across two windows, so before a
  * burst that must land in one window we make sure at least `headroomMs` of the current window is
  * left, waiting for the next window otherwise. This waits on the clock itself (the condition
- * under test), not on some event; it waits at most `headroomMs` + 25 ms.
+ * under test), not on some event; it waits at most `headroomMs` + 25 ms. Resolves with the time
+ * it waited (0 when it did not), so callers timing something else can leave it out.
  */
-export async function ensureWindowHeadroom(windowMs: number, headroomMs: number): Promise<void> {
+export async function ensureWindowHeadroom(windowMs: number, headroomMs: number): Promise<number> {
   const left = windowMs - (Date.now() % windowMs);
-  if (left >= headroomMs) return;
+  if (left >= headroomMs) return 0;
   await new Promise((resolve) => setTimeout(resolve, left + 25));
+  return left + 25;
 }

@@ -1,0 +1,364 @@
+/**
+ * Redis failure and recovery, end to end (SPEC section 8), for each RATE_LIMIT_ON_REDIS_ERROR mode.
+ *
+ * One owned redis-server for the file. For each mode, two demo instances (A, B) share it under a
+ * fresh key prefix, with TRUST_PROXY=true so each phase uses a fresh client IP (X-Forwarded-For).
+ * Two faults per mode:
+ *  - stop():  the server exits; clients see the connection close and reconnect in the background
+ *             (commands fail at once: no offline queue). Recovered by restart() on the same port.
+ *  - pause(): SIGSTOP; connections stay open, nothing answers, every command runs into the
+ *             command timeout (100 ms default). Recovered by resume().
+ * Every request during a fault must finish within 100 ms + 150 ms. After recovery, requests
+ * alternating across A and B must again share one Redis-held budget: 5 x 200 then 429.
+ */
+import type { INestApplication } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import request, { type Response } from 'supertest';
+import { MemoryStore, PolicyRegistry } from '@app/rate-limit';
+import type { RateLimitConfig } from '@app/rate-limit/module/resolve-module-options';
+import { RATE_LIMIT_CONFIG } from '@app/rate-limit/rate-limit.constants';
+import {
+  ownsTestRedis,
+  startTestRedis,
+  uniquePrefix,
+  type TestRedis,
+} from './support/redis-test-server';
+import { createDemoApp } from './utils/create-demo-app';
+import { untilDisconnected, untilReady, untilReconnectDelay } from './utils/redis-readiness';
+import { UnhandledRejections } from './utils/unhandled-rejections';
+import { ensureWindowHeadroom } from './utils/window-headroom';
+
+type Mode = 'memory' | 'open' | 'closed';
+
+const COMMAND_TIMEOUT_MS = 100; // the demo's default RATE_LIMIT_TIMEOUT_MS
+const LATENCY_BUDGET_MS = COMMAND_TIMEOUT_MS + 150;
+const TEN_SECONDS = 10_000;
+const BURST_HEADROOM_MS = 2_000;
+/** The cap of the library's reconnect backoff (LIMITER_CLIENT_DEFAULTS.retryStrategy). */
+const MAX_RECONNECT_DELAY_MS = 1_000;
+
+const LIMITED_ROUTES = [
+  '/api/fixed-window',
+  '/api/sliding-window',
+  '/api/sliding-window-counter',
+  '/api/token-bucket',
+  '/api/leaky-bucket',
+  '/api/gcra',
+  '/api/stacked',
+  '/api/keyed',
+];
+
+// The file needs a Redis it can stop; with REDIS_URL set (not owned) it is skipped.
+const describeOwned = ownsTestRedis() ? describe : describe.skip;
+
+let redis: TestRedis;
+let redisState: 'up' | 'stopped' | 'paused' = 'up';
+const rejections = new UnhandledRejections();
+const figures: string[] = [];
+
+let ipCounter = 0;
+/** A client IP no earlier phase used, so every phase starts from a clean bucket. */
+const freshIp = (): string => `203.0.113.${++ipCounter}`;
+
+interface Timed {
+  res: Response;
+  ms: number;
+}
+
+async function timedGet(app: INestApplication, path: string, ip: string): Promise<Timed> {
+  const started = performance.now();
+  const res = await request(app.getHttpServer()).get(path).set('X-Forwarded-For', ip);
+  return { res, ms: performance.now() - started };
+}
+
+/** Every request of a fault phase, with its latency, checked against the budget at the end. */
+class FaultLog {
+  readonly requests: { path: string; status: number; ms: number }[] = [];
+
+  async get(app: INestApplication, path: string, ip: string): Promise<Response> {
+    const { res, ms } = await timedGet(app, path, ip);
+    this.requests.push({ path, status: res.status, ms });
+    return res;
+  }
+
+  get maxMs(): number {
+    return Math.max(...this.requests.map((r) => r.ms));
+  }
+
+  slow(): string[] {
+    return this.requests
+      .filter((r) => r.ms >= LATENCY_BUDGET_MS)
+      .map((r) => `${r.path} ${r.status} ${r.ms.toFixed(1)} ms`);
+  }
+}
+
+function stateKey(app: INestApplication, policyName: string, identity: string): string {
+  const config = app.get<RateLimitConfig>(RATE_LIMIT_CONFIG);
+  const policy = app.get(PolicyRegistry).get(policyName)!;
+  return config.keys.stateKey(config.keys.identityTag(identity), policy);
+}
+
+/** Reads keys straight from the test Redis (a short-lived client of its own). */
+async function redisKeyExists(key: string): Promise<boolean> {
+  const client = new Redis(redis.url, { maxRetriesPerRequest: 0 });
+  try {
+    return (await client.exists(key)) === 1;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** What each mode must do while Redis cannot decide; returns the client IP it used. */
+async function exerciseFault(
+  mode: Mode,
+  a: INestApplication,
+  b: INestApplication,
+  log: FaultLog,
+): Promise<string> {
+  switch (mode) {
+    case 'memory': {
+      const ip = freshIp();
+      await ensureWindowHeadroom(TEN_SECONDS, BURST_HEADROOM_MS);
+      const onA: Response[] = [];
+      for (let i = 0; i < 6; i++) onA.push(await log.get(a, '/api/fixed-window', ip));
+      expect(onA.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429]);
+      expect(onA.slice(0, 5).map((r) => r.headers['ratelimit-remaining'])).toEqual([
+        '4',
+        '3',
+        '2',
+        '1',
+        '0',
+      ]);
+      expect(onA[5].body).toMatchObject({ statusCode: 429, policy: 'demo.fixed-window' });
+      // Decided by A's own in-memory store: the state is there, and B (its own memory) has a
+      // full budget for the same client.
+      const key = stateKey(a, 'demo.fixed-window', `ip:${ip}`);
+      expect(a.get(MemoryStore).keyspace.get(key)).toBeDefined();
+      const onB = await log.get(b, '/api/fixed-window', ip);
+      expect(onB.status).toBe(200);
+      expect(onB.headers['ratelimit-remaining']).toBe('4');
+      return ip;
+    }
+    case 'open': {
+      const ip = freshIp();
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++)
+        statuses.push((await log.get(i % 2 === 0 ? a : b, '/api/fixed-window', ip)).status);
+      for (const path of LIMITED_ROUTES) statuses.push((await log.get(a, path, ip)).status);
+      statuses.push((await log.get(b, '/api/unlimited', ip)).status);
+      expect(statuses).toEqual(new Array(8 + LIMITED_ROUTES.length + 1).fill(200));
+      return ip;
+    }
+    case 'closed': {
+      const ip = freshIp();
+      const limited: number[] = [];
+      for (const path of LIMITED_ROUTES) {
+        for (const app of [a, b]) {
+          const res = await log.get(app, path, ip);
+          limited.push(res.status);
+          if (res.status === 503) expect(res.body).toMatchObject({ statusCode: 503 });
+        }
+      }
+      expect(limited).toEqual(new Array(LIMITED_ROUTES.length * 2).fill(503));
+      const unlimited = [
+        await log.get(a, '/api/unlimited', ip),
+        await log.get(b, '/api/unlimited', ip),
+      ];
+      expect(unlimited.map((r) => r.status)).toEqual([200, 200]);
+      return ip;
+    }
+  }
+}
+
+/**
+ * Redis decides again: one fresh client alternating across A and B gets one shared budget
+ * (per-instance memory would admit 8, fail-open 8, fail-closed none), and the state is in Redis.
+ * Resolves with the time spent waiting for window headroom, which is not recovery time.
+ */
+async function expectRedisDecides(a: INestApplication, b: INestApplication): Promise<number> {
+  const ip = freshIp();
+  const waitedMs = await ensureWindowHeadroom(TEN_SECONDS, BURST_HEADROOM_MS);
+  const responses: Response[] = [];
+  for (let i = 0; i < 8; i++)
+    responses.push((await timedGet(i % 2 === 0 ? a : b, '/api/fixed-window', ip)).res);
+  expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+  expect(responses.slice(0, 5).map((r) => r.headers['ratelimit-remaining'])).toEqual([
+    '4',
+    '3',
+    '2',
+    '1',
+    '0',
+  ]);
+  expect(await redisKeyExists(stateKey(a, 'demo.fixed-window', `ip:${ip}`))).toBe(true);
+  return waitedMs;
+}
+
+describeOwned('Redis down or slow (RATE_LIMIT_ON_REDIS_ERROR)', () => {
+  beforeAll(async () => {
+    rejections.install();
+    redis = await startTestRedis();
+  });
+
+  afterAll(async () => {
+    rejections.uninstall();
+    await redis?.close();
+    console.log(
+      `Redis fault figures (latency budget ${LATENCY_BUDGET_MS} ms per request):\n${figures.join('\n')}`,
+    );
+  });
+
+  describe.each<Mode>(['memory', 'open', 'closed'])('onRedisError=%s', (mode) => {
+    let a: INestApplication | undefined;
+    let b: INestApplication | undefined;
+
+    beforeAll(async () => {
+      const overrides = {
+        REDIS_URL: redis.url,
+        RATE_LIMIT_KEY_PREFIX: uniquePrefix(`down-${mode}`),
+        RATE_LIMIT_ON_REDIS_ERROR: mode,
+        TRUST_PROXY: 'true',
+      };
+      a = await createDemoApp(overrides);
+      b = await createDemoApp(overrides);
+      await a.listen(0, '127.0.0.1');
+      await b.listen(0, '127.0.0.1');
+      await Promise.all([untilReady(a), untilReady(b)]);
+    });
+
+    // A failed test must not leave Redis down for the next one.
+    afterEach(async () => {
+      if (redisState === 'paused') await redis.resume();
+      if (redisState === 'stopped') await redis.restart();
+      redisState = 'up';
+      if (a && b) await Promise.all([untilReady(a), untilReady(b)]);
+    });
+
+    afterAll(async () => {
+      await a?.close();
+      await b?.close();
+    });
+
+    it('Redis stopped: behaves as configured within the timeout, then Redis decides again after restart()', async () => {
+      await expectRedisDecides(a!, b!); // shared state before the fault
+
+      await redis.stop();
+      redisState = 'stopped';
+      await Promise.all([untilDisconnected(a!), untilDisconnected(b!)]);
+
+      const log = new FaultLog();
+      const faultIp = await exerciseFault(mode, a!, b!, log);
+      expect(log.slow()).toEqual([]);
+
+      const restartAt = performance.now();
+      await redis.restart();
+      redisState = 'up';
+      const serverUpMs = performance.now() - restartAt;
+      await Promise.all([untilReady(a!), untilReady(b!)]);
+      const clientsReadyMs = performance.now() - restartAt;
+      const alignMs = await expectRedisDecides(a!, b!);
+      const decidingMs = performance.now() - restartAt - alignMs;
+
+      if (mode === 'memory') {
+        // The fault-time decisions were never written to Redis.
+        expect(await redisKeyExists(stateKey(a!, 'demo.fixed-window', `ip:${faultIp}`))).toBe(
+          false,
+        );
+      }
+      expect(rejections.describe()).toEqual([]);
+      figures.push(
+        `  ${mode.padEnd(6)} stop : ${log.requests.length} requests, max ${log.maxMs.toFixed(1)} ms; ` +
+          `restart() ${serverUpMs.toFixed(0)} ms, both clients ready ${clientsReadyMs.toFixed(0)} ms, ` +
+          `Redis-decided 5x200+429 done ${decidingMs.toFixed(0)} ms after restart began`,
+      );
+    });
+
+    it('Redis paused (SIGSTOP): commands time out, behaves as configured within the timeout, recovers after resume()', async () => {
+      await redis.pause();
+      redisState = 'paused';
+
+      const log = new FaultLog();
+      await exerciseFault(mode, a!, b!, log);
+      expect(log.slow()).toEqual([]);
+      // The commands really waited for the timeout (the connection looked healthy).
+      expect(
+        Math.min(...log.requests.filter((r) => r.path !== '/api/unlimited').map((r) => r.ms)),
+      ).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 5);
+
+      const resumeAt = performance.now();
+      await redis.resume();
+      redisState = 'up';
+      await Promise.all([untilReady(a!), untilReady(b!)]);
+      const alignMs = await expectRedisDecides(a!, b!);
+      const decidingMs = performance.now() - resumeAt - alignMs;
+
+      expect(rejections.describe()).toEqual([]);
+      figures.push(
+        `  ${mode.padEnd(6)} pause: ${log.requests.length} requests, max ${log.maxMs.toFixed(1)} ms; ` +
+          `Redis-decided 5x200+429 done ${decidingMs.toFixed(0)} ms after resume began`,
+      );
+    });
+  });
+
+  describe('long outage (onRedisError=memory)', () => {
+    let a: INestApplication | undefined;
+    let b: INestApplication | undefined;
+
+    beforeAll(async () => {
+      const overrides = {
+        REDIS_URL: redis.url,
+        RATE_LIMIT_KEY_PREFIX: uniquePrefix('down-long'),
+        RATE_LIMIT_ON_REDIS_ERROR: 'memory',
+        TRUST_PROXY: 'true',
+      };
+      a = await createDemoApp(overrides);
+      b = await createDemoApp(overrides);
+      await a.listen(0, '127.0.0.1');
+      await b.listen(0, '127.0.0.1');
+      await Promise.all([untilReady(a), untilReady(b)]);
+    });
+
+    afterEach(async () => {
+      if (redisState === 'stopped') await redis.restart();
+      redisState = 'up';
+      if (a && b) await Promise.all([untilReady(a), untilReady(b)]);
+    });
+
+    afterAll(async () => {
+      await a?.close();
+      await b?.close();
+    });
+
+    it('recovers within the capped reconnect backoff once the clients retry only every second', async () => {
+      await redis.stop();
+      redisState = 'stopped';
+      // Down until both clients' backoff has reached its cap.
+      await Promise.all([
+        untilReconnectDelay(a!, MAX_RECONNECT_DELAY_MS),
+        untilReconnectDelay(b!, MAX_RECONNECT_DELAY_MS),
+      ]);
+      const log = new FaultLog();
+      await exerciseFault('memory', a!, b!, log);
+      expect(log.slow()).toEqual([]);
+
+      const restartAt = performance.now();
+      await redis.restart();
+      redisState = 'up';
+      await Promise.all([untilReady(a!), untilReady(b!)]);
+      const clientsReadyMs = performance.now() - restartAt;
+      const alignMs = await expectRedisDecides(a!, b!);
+      const decidingMs = performance.now() - restartAt - alignMs;
+
+      // At most one full backoff interval, plus connecting and the ready check.
+      expect(clientsReadyMs).toBeLessThan(MAX_RECONNECT_DELAY_MS + 500);
+      expect(rejections.describe()).toEqual([]);
+      figures.push(
+        `  long outage (backoff at ${MAX_RECONNECT_DELAY_MS} ms), memory: max ${log.maxMs.toFixed(1)} ms; ` +
+          `both clients ready ${clientsReadyMs.toFixed(0)} ms, Redis-decided ${decidingMs.toFixed(0)} ms after restart began`,
+      );
+    });
+  });
+
+  it('saw no unhandled rejection in the whole file', () => {
+    expect(rejections.describe()).toEqual([]);
+  });
+});
