@@ -9,8 +9,15 @@ export type {
 export { RateLimit } from './decorators/rate-limit.decorator';
 export { SkipRateLimit } from './decorators/skip-rate-limit.decorator';
 export { RateLimitGuard } from './guard/rate-limit.guard';
-export { RateLimitExceededException, type RateLimitExceededBody } from './guard/rate-limit-exceeded.exception';
-export { RateLimiterService, type DecideOptions, type PolicyRequest } from './service/rate-limiter.service';
+export {
+  RateLimitExceededException,
+  type RateLimitExceededBody,
+} from './guard/rate-limit-exceeded.exception';
+export {
+  RateLimiterService,
+  type DecideOptions,
+  type PolicyRequest,
+} from './service/rate-limiter.service';
 export { PolicyRegistry } from './registry/policy-registry';
 export type {
   Duration,
@@ -33,5 +40,11 @@ export { RateLimitStoreError, type StoreFailure } from './errors/rate-limit-stor
 export type { TrustProxy } from './identity/client-ip';
 export { MemoryStore } from './store/memory/memory-store';
 export { RedisStore } from './store/redis/redis-store';
-export type { RateLimitStore, StoreEntry, StoreOp, StoreOutcome, StoreReply } from './store/rate-limit-store.interface';
+export type {
+  RateLimitStore,
+  StoreEntry,
+  StoreOp,
+  StoreOutcome,
+  StoreReply,
+} from './store/rate-limit-store.interface';
 export { RATE_LIMIT_STORE } from './rate-limit.constants';

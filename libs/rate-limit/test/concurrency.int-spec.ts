@@ -2,7 +2,11 @@ import Redis from 'ioredis';
 import { KeyBuilder } from '../src/keys/key-builder';
 import { RATE_LIMIT_ALGORITHMS } from '../src/policy/rate-limit-algorithm';
 import { RedisStore } from '../src/store/redis/redis-store';
-import { startTestRedis, uniquePrefix, type TestRedis } from '../../../test/support/redis-test-server';
+import {
+  startTestRedis,
+  uniquePrefix,
+  type TestRedis,
+} from '../../../test/support/redis-test-server';
 import { Client, T0, policy } from './support/store-harness';
 
 /**
@@ -33,7 +37,18 @@ describe('concurrency on a real Redis', () => {
       // A one-hour window: refill during the burst is far below one unit.
       const p = policy({ algo, limit: 100, window: '1h' });
       const keys = new KeyBuilder(uniquePrefix());
-      const callers = clients.map((c) => new Client({ store: new RedisStore(c, 10_000), keys, keyCount: async () => 0, pttl: async () => 0 }, 'ip:192.0.2.1'));
+      const callers = clients.map(
+        (c) =>
+          new Client(
+            {
+              store: new RedisStore(c, 10_000),
+              keys,
+              keyCount: async () => 0,
+              pttl: async () => 0,
+            },
+            'ip:192.0.2.1',
+          ),
+      );
       const outcomes = await Promise.all(
         Array.from({ length: REQUESTS }, (_, i) => callers[i % CONNECTIONS].hit(p, nowMs)),
       );

@@ -1,5 +1,13 @@
 import { RATE_LIMIT_ALGORITHMS, type RateLimitAlgorithm } from '../src/policy/rate-limit-algorithm';
-import { Client, T0, memoryFactory, policy, redisFactory, type StoreFactory, type StoreUnderTest } from './support/store-harness';
+import {
+  Client,
+  T0,
+  memoryFactory,
+  policy,
+  redisFactory,
+  type StoreFactory,
+  type StoreUnderTest,
+} from './support/store-harness';
 
 /**
  * One suite, two stores: every expectation below must hold for Redis (Lua) and for the
@@ -70,7 +78,11 @@ describe.each(factories)('conformance: $name store', (factory) => {
       await hits(blocking, T0, 2);
       const tripped = await client.hit(blocking, T0);
       expect(tripped).toMatchObject({ allowed: false, reason: 1, retryAfterMs: 30_000 });
-      expect(await client.hit(blocking, T0 + 5_000)).toMatchObject({ allowed: false, reason: 2, retryAfterMs: 25_000 });
+      expect(await client.hit(blocking, T0 + 5_000)).toMatchObject({
+        allowed: false,
+        reason: 2,
+        retryAfterMs: 25_000,
+      });
       expect((await client.hit(blocking, T0 + 30_000)).allowed).toBe(true);
     });
 
@@ -128,9 +140,20 @@ describe.each(factories)('conformance: $name store', (factory) => {
     it('sliding-window: never more than `limit` in any interval of the window length', async () => {
       const p = policy({ algo: 'sliding-window', limit: 5, window: 10_000 });
       await hits(p, T0, 5);
-      expect(await client.hit(p, T0 + 5_000)).toMatchObject({ allowed: false, retryAfterMs: 5_000, resetMs: 5_000 });
+      expect(await client.hit(p, T0 + 5_000)).toMatchObject({
+        allowed: false,
+        retryAfterMs: 5_000,
+        resetMs: 5_000,
+      });
       expect((await client.hit(p, T0 + 9_999)).allowed).toBe(false);
-      expect((await hits(p, T0 + 10_000, 6)).map((o) => o.allowed)).toEqual([true, true, true, true, true, false]);
+      expect((await hits(p, T0 + 10_000, 6)).map((o) => o.allowed)).toEqual([
+        true,
+        true,
+        true,
+        true,
+        true,
+        false,
+      ]);
     });
 
     it('sliding-window: members stay unique within one microsecond', async () => {
@@ -160,18 +183,31 @@ describe.each(factories)('conformance: $name store', (factory) => {
       expect((await client.peek(p, T0 + 12_000)).remaining).toBe(5);
     });
 
-    it.each(BUCKETS)('%s: burst above limit allows a larger first burst at the same rate', async (algo) => {
-      const p = policy({ algo, limit: 1, window: 1_000, burst: 10 });
-      const out = await hits(p, T0, 11);
-      expect(out.filter((o) => o.allowed)).toHaveLength(10);
-      expect(out[10].retryAfterMs).toBe(1_000);
-      expect(out[0].remaining).toBe(9);
-    });
+    it.each(BUCKETS)(
+      '%s: burst above limit allows a larger first burst at the same rate',
+      async (algo) => {
+        const p = policy({ algo, limit: 1, window: 1_000, burst: 10 });
+        const out = await hits(p, T0, 11);
+        expect(out.filter((o) => o.allowed)).toHaveLength(10);
+        expect(out[10].retryAfterMs).toBe(1_000);
+        expect(out[0].remaining).toBe(9);
+      },
+    );
 
     it('token-bucket: a lowered capacity clamps the tokens kept; a raised limit keeps them', async () => {
       await hits(policy({ algo: 'token-bucket', limit: 10, window: 10_000 }), T0, 2); // 8 left
-      expect((await client.peek(policy({ algo: 'token-bucket', limit: 10, window: 10_000, burst: 4 }), T0)).remaining).toBe(4);
-      expect((await client.peek(policy({ algo: 'token-bucket', limit: 20, window: 10_000 }), T0)).remaining).toBe(8);
+      expect(
+        (
+          await client.peek(
+            policy({ algo: 'token-bucket', limit: 10, window: 10_000, burst: 4 }),
+            T0,
+          )
+        ).remaining,
+      ).toBe(4);
+      expect(
+        (await client.peek(policy({ algo: 'token-bucket', limit: 20, window: 10_000 }), T0))
+          .remaining,
+      ).toBe(8);
     });
 
     it('refund gives back what consume charged', async () => {
@@ -185,7 +221,19 @@ describe.each(factories)('conformance: $name store', (factory) => {
 
     it('hostile identities cannot escape their hash tag or collide', async () => {
       const p = policy({ algo: 'fixed-window', limit: 1, window: 10_000 });
-      const hostile = ['a}:b{', '*', 'x:y', 'new\nline', '\0', '%7B', '{', '}', 'é', 'z'.repeat(65_536), 'z'.repeat(65_535) + 'y'];
+      const hostile = [
+        'a}:b{',
+        '*',
+        'x:y',
+        'new\nline',
+        '\0',
+        '%7B',
+        '{',
+        '}',
+        'é',
+        'z'.repeat(65_536),
+        'z'.repeat(65_535) + 'y',
+      ];
       for (const identity of hostile) {
         const c = new Client(sut, identity);
         const key = c.entry(p).key;

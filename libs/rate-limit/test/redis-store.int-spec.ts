@@ -3,7 +3,11 @@ import { RateLimitStoreError } from '../src/errors/rate-limit-store.error';
 import { KeyBuilder } from '../src/keys/key-builder';
 import { RedisStore } from '../src/store/redis/redis-store';
 import { LIMITER_CLIENT_DEFAULTS } from '../src/store/redis/create-redis-client';
-import { startTestRedis, uniquePrefix, type TestRedis } from '../../../test/support/redis-test-server';
+import {
+  startTestRedis,
+  uniquePrefix,
+  type TestRedis,
+} from '../../../test/support/redis-test-server';
 import { Client, T0, policy } from './support/store-harness';
 
 describe('RedisStore against a real Redis', () => {
@@ -21,7 +25,10 @@ describe('RedisStore against a real Redis', () => {
 
   function clientFor(redis: Redis, timeoutMs = 1_000): Client {
     const store = new RedisStore(redis, timeoutMs);
-    return new Client({ store, keys: new KeyBuilder(uniquePrefix()), keyCount: async () => 0, pttl: async () => 0 }, 'ip:1');
+    return new Client(
+      { store, keys: new KeyBuilder(uniquePrefix()), keyCount: async () => 0, pttl: async () => 0 },
+      'ip:1',
+    );
   }
 
   it('loads the script again after SCRIPT FLUSH (NOSCRIPT -> EVAL) and keeps counting', async () => {
@@ -45,7 +52,8 @@ describe('RedisStore against a real Redis', () => {
     const p = policy({ algo: 'fixed-window', limit: 100, window: 10_000 });
     for (let i = 0; i < 10; i++) await c.hit(p, T0);
     const stats = await admin.info('commandstats');
-    const calls = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    const calls = (name: string) =>
+      Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
     expect(calls('evalsha')).toBe(10);
     expect(calls('eval')).toBe(1);
     redis.disconnect();

@@ -6,15 +6,33 @@ import { RateLimit, SkipRateLimit } from '@app/rate-limit';
 export class ShowcaseController {
   /** 3 per 10 s per client, and 20 per minute for the whole route: both must admit. */
   @Get('stacked')
-  @RateLimit({ name: 'demo.stacked-client', algo: 'sliding-window', limit: 3, window: '10s', key: 'ip' })
-  @RateLimit({ name: 'demo.stacked-route', algo: 'fixed-window', limit: 20, window: '1m', key: 'route' })
+  @RateLimit({
+    name: 'demo.stacked-client',
+    algo: 'sliding-window',
+    limit: 3,
+    window: '10s',
+    key: 'ip',
+  })
+  @RateLimit({
+    name: 'demo.stacked-route',
+    algo: 'fixed-window',
+    limit: 20,
+    window: '1m',
+    key: 'route',
+  })
   stacked() {
     return { route: 'stacked', ok: true };
   }
 
   /** 5 per 10 s per `X-Api-Key` (per client IP when the header is missing). */
   @Get('keyed')
-  @RateLimit({ name: 'demo.api-key', algo: 'token-bucket', limit: 5, window: '10s', key: 'api-key' })
+  @RateLimit({
+    name: 'demo.api-key',
+    algo: 'token-bucket',
+    limit: 5,
+    window: '10s',
+    key: 'api-key',
+  })
   keyed() {
     return { route: 'keyed', ok: true };
   }

@@ -15,20 +15,32 @@ export interface DemoConfig {
 
 const ON_REDIS_ERROR: readonly OnRedisError[] = ['memory', 'open', 'closed'];
 
-function hostPorts(name: string, value: string | undefined): { host: string; port: number }[] | undefined {
+function hostPorts(
+  name: string,
+  value: string | undefined,
+): { host: string; port: number }[] | undefined {
   if (!value) return undefined;
   return value.split(',').map((item) => {
     const match = /^\s*([^:\s]+):(\d{1,5})\s*$/.exec(item);
-    if (!match) throw new Error(`${name} must be host:port[,host:port...] (got ${JSON.stringify(value)})`);
+    if (!match)
+      throw new Error(`${name} must be host:port[,host:port...] (got ${JSON.stringify(value)})`);
     return { host: match[1], port: Number(match[2]) };
   });
 }
 
-function integer(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+function integer(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw new Error(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)})`);
+    throw new Error(
+      `${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)})`,
+    );
   }
   return n;
 }
@@ -40,7 +52,9 @@ function integer(name: string, value: string | undefined, fallback: number, min:
 export function validateDemoEnv(env: Record<string, string | undefined>): { demo: DemoConfig } {
   const onRedisError = (env.RATE_LIMIT_ON_REDIS_ERROR ?? 'memory') as OnRedisError;
   if (!ON_REDIS_ERROR.includes(onRedisError)) {
-    throw new Error(`RATE_LIMIT_ON_REDIS_ERROR must be one of ${ON_REDIS_ERROR.join(', ')} (got ${JSON.stringify(onRedisError)})`);
+    throw new Error(
+      `RATE_LIMIT_ON_REDIS_ERROR must be one of ${ON_REDIS_ERROR.join(', ')} (got ${JSON.stringify(onRedisError)})`,
+    );
   }
   return {
     demo: {

@@ -9,9 +9,13 @@ const logger = new Logger('Demo');
  * Chooses the demo's Redis: a cluster, sentinels or REDIS_URL when configured; else a Redis on
  * localhost:6379; else a redis-server the demo starts itself; else the in-memory store.
  */
-export async function demoRedisConnection(config: DemoConfig): Promise<RedisConnectionOptions | undefined> {
+export async function demoRedisConnection(
+  config: DemoConfig,
+): Promise<RedisConnectionOptions | undefined> {
   if (config.clusterNodes) {
-    logger.log(`Using the Redis Cluster at ${config.clusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`);
+    logger.log(
+      `Using the Redis Cluster at ${config.clusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`,
+    );
     return { cluster: config.clusterNodes };
   }
   if (config.sentinels) {
@@ -28,7 +32,9 @@ export async function demoRedisConnection(config: DemoConfig): Promise<RedisConn
   }
   const embedded = await startEmbeddedRedis();
   if (embedded) {
-    logger.log(`REDIS_URL is not set and nothing listens on localhost:6379; started redis-server at ${embedded.url}`);
+    logger.log(
+      `REDIS_URL is not set and nothing listens on localhost:6379; started redis-server at ${embedded.url}`,
+    );
     return embedded.url;
   }
   logger.warn('No Redis available: using the in-memory store (limits are per instance)');

@@ -34,12 +34,18 @@ function hasRedisServer(): boolean {
  * Starts a throw-away redis-server on a free port for the demo, stopped when the process exits.
  * Resolves undefined when redis-server is not installed or does not come up.
  */
-export async function startEmbeddedRedis(): Promise<{ url: string; process: ChildProcess } | undefined> {
+export async function startEmbeddedRedis(): Promise<
+  { url: string; process: ChildProcess } | undefined
+> {
   if (!hasRedisServer()) return undefined;
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   process.once('exit', () => child.kill());
   const ready = await new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), 5_000);

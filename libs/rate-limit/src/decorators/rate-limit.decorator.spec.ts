@@ -44,7 +44,10 @@ describe('@RateLimit', () => {
   });
 
   it('keeps stacked class policies in source order', () => {
-    expect(getDeclaredRateLimits(LimitedController).map((o) => o.name)).toEqual(['class-first', 'class-second']);
+    expect(getDeclaredRateLimits(LimitedController).map((o) => o.name)).toEqual([
+      'class-first',
+      'class-second',
+    ]);
   });
 
   it('stores class-level and method-level metadata separately', () => {
@@ -71,7 +74,9 @@ describe('@RateLimit', () => {
   });
 
   it('is read from the handler function, so an inherited handler keeps it', () => {
-    expect(getDeclaredRateLimits(ChildController.prototype.inherited).map((o) => o.name)).toEqual(['base']);
+    expect(getDeclaredRateLimits(ChildController.prototype.inherited).map((o) => o.name)).toEqual([
+      'base',
+    ]);
     expect(getDeclaredRateLimits(ChildController)).toEqual([]);
   });
 });
@@ -81,20 +86,29 @@ describe('@SkipRateLimit', () => {
 
   it('marks a class', () => {
     expect(reflector.get(SKIP_RATE_LIMIT_METADATA, SkippedController)).toBe(true);
-    expect(reflector.get(SKIP_RATE_LIMIT_METADATA, SkippedController.prototype.handler)).toBeUndefined();
+    expect(
+      reflector.get(SKIP_RATE_LIMIT_METADATA, SkippedController.prototype.handler),
+    ).toBeUndefined();
   });
 
   it('marks a handler only', () => {
     expect(reflector.get(SKIP_RATE_LIMIT_METADATA, MixedController.prototype.skipped)).toBe(true);
-    expect(reflector.get(SKIP_RATE_LIMIT_METADATA, MixedController.prototype.limited)).toBeUndefined();
+    expect(
+      reflector.get(SKIP_RATE_LIMIT_METADATA, MixedController.prototype.limited),
+    ).toBeUndefined();
     expect(reflector.get(SKIP_RATE_LIMIT_METADATA, MixedController)).toBeUndefined();
   });
 
   it('resolves handler over class with getAllAndOverride', () => {
     const handler = SkippedController.prototype.handler;
-    expect(reflector.getAllAndOverride(SKIP_RATE_LIMIT_METADATA, [handler, SkippedController])).toBe(true);
     expect(
-      reflector.getAllAndOverride(SKIP_RATE_LIMIT_METADATA, [MixedController.prototype.limited, MixedController]),
+      reflector.getAllAndOverride(SKIP_RATE_LIMIT_METADATA, [handler, SkippedController]),
+    ).toBe(true);
+    expect(
+      reflector.getAllAndOverride(SKIP_RATE_LIMIT_METADATA, [
+        MixedController.prototype.limited,
+        MixedController,
+      ]),
     ).toBeUndefined();
   });
 });

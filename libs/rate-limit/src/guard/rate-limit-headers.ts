@@ -7,7 +7,9 @@ export const toSeconds = (ms: number): number => Math.ceil(ms / 1000);
  * The decision the headers describe: a rejecting enforced policy (the longest wait) if any,
  * otherwise the one with the fewest units left (the latest reset on a tie).
  */
-export function mostRestrictive(decisions: readonly RateLimitDecision[]): RateLimitDecision | undefined {
+export function mostRestrictive(
+  decisions: readonly RateLimitDecision[],
+): RateLimitDecision | undefined {
   let chosen: RateLimitDecision | undefined;
   for (const d of decisions) {
     if (!chosen || rank(d, chosen) < 0) chosen = d;

@@ -1,4 +1,10 @@
-import { Controller, Get, type ExecutionContext, type INestApplication, type Type } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  type ExecutionContext,
+  type INestApplication,
+  type Type,
+} from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
@@ -14,7 +20,10 @@ const LOCAL = 'ip:127.0.0.1';
 const STANDARD_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'];
 const IETF_HEADERS = ['ratelimit-policy', 'ratelimit'];
 
-async function createApp(controllers: Type[], options: RateLimitModuleOptions = {}): Promise<INestApplication> {
+async function createApp(
+  controllers: Type[],
+  options: RateLimitModuleOptions = {},
+): Promise<INestApplication> {
   const moduleRef = await Test.createTestingModule({
     imports: [RateLimitModule.forRoot(options)],
     controllers,
@@ -31,7 +40,10 @@ async function createApp(controllers: Type[], options: RateLimitModuleOptions = 
 }
 
 /** The bootstrap error of an app built from these controllers (fails the test if it boots). */
-async function bootstrapError(controllers: Type[], options: RateLimitModuleOptions = {}): Promise<Error> {
+async function bootstrapError(
+  controllers: Type[],
+  options: RateLimitModuleOptions = {},
+): Promise<Error> {
   let app: INestApplication | undefined;
   try {
     app = await createApp(controllers, options);
@@ -149,7 +161,12 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
   const get = (path: string) => request(app.getHttpServer()).get(path);
 
   beforeAll(async () => {
-    app = await createApp([BasicController, ClassLimitedController, NamedOverrideController, SkippedController]);
+    app = await createApp([
+      BasicController,
+      ClassLimitedController,
+      NamedOverrideController,
+      SkippedController,
+    ]);
     limiter = app.get(RateLimiterService);
   });
 
@@ -181,7 +198,12 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(10);
     expect(third.headers['content-type']).toMatch(/application\/json/);
-    expect(third.body).toEqual({ statusCode: 429, message: 'Too Many Requests', policy: 'two-per-10s', retryAfter });
+    expect(third.body).toEqual({
+      statusCode: 429,
+      message: 'Too Many Requests',
+      policy: 'two-per-10s',
+      retryAfter,
+    });
   });
 
   it('does not charge rejected requests, and counts the supertest client as ip:127.0.0.1', async () => {
@@ -189,15 +211,22 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
     await get('/basic/two').expect(200);
     await get('/basic/two').expect(429);
     await get('/basic/two').expect(429);
-    expect(await limiter.peek('two-per-10s', LOCAL)).toMatchObject({ policy: 'two-per-10s', limit: 2, remaining: 0 });
+    expect(await limiter.peek('two-per-10s', LOCAL)).toMatchObject({
+      policy: 'two-per-10s',
+      limit: 2,
+      remaining: 0,
+    });
     expect((await limiter.peek('two-per-10s', 'ip:10.0.0.1')).remaining).toBe(2);
     // Once the two admitted requests leave the window, the rejected ones left no trace.
-    expect((await limiter.peek('two-per-10s', LOCAL, { nowMs: Date.now() + 10_001 })).remaining).toBe(2);
+    expect(
+      (await limiter.peek('two-per-10s', LOCAL, { nowMs: Date.now() + 10_001 })).remaining,
+    ).toBe(2);
   });
 
   it('leaves a handler without @RateLimit alone', async () => {
     const res = await get('/basic/unlimited').expect(200);
-    for (const name of [...STANDARD_HEADERS, 'retry-after']) expect(res.headers[name]).toBeUndefined();
+    for (const name of [...STANDARD_HEADERS, 'retry-after'])
+      expect(res.headers[name]).toBeUndefined();
   });
 
   it('applies a class-level policy to every handler under its own <Controller>.<handler> name', async () => {
@@ -219,7 +248,9 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
       expect(res.headers['ratelimit-limit']).toBe('3');
       expect(res.headers['ratelimit-remaining']).toBe(remaining);
     }
-    expect((await get('/class/overridden').expect(429)).body.policy).toBe('ClassLimitedController.overridden');
+    expect((await get('/class/overridden').expect(429)).body.policy).toBe(
+      'ClassLimitedController.overridden',
+    );
   });
 
   it('lets a handler-level policy override a class-level policy of the same explicit name', async () => {
@@ -263,7 +294,9 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
 
   it('with key api-key gives each X-Api-Key its own bucket and falls back to the IP', async () => {
     await get('/basic/api-key').set('X-Api-Key', 'alpha').expect(200);
-    expect((await get('/basic/api-key').set('X-Api-Key', 'alpha').expect(429)).body.policy).toBe('per-api-key');
+    expect((await get('/basic/api-key').set('X-Api-Key', 'alpha').expect(429)).body.policy).toBe(
+      'per-api-key',
+    );
     await get('/basic/api-key').set('X-Api-Key', 'beta').expect(200);
     await get('/basic/api-key').set('X-Api-Key', 'beta').expect(429);
 
@@ -319,13 +352,18 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
     const rejected = await get('/basic/blocked').expect(429);
     expect(Number(rejected.headers['retry-after'])).toBeGreaterThanOrEqual(59);
     expect(Number(rejected.headers['retry-after'])).toBeLessThanOrEqual(60);
-    expect(rejected.body).toMatchObject({ policy: 'penalty', retryAfter: Number(rejected.headers['retry-after']) });
+    expect(rejected.body).toMatchObject({
+      policy: 'penalty',
+      retryAfter: Number(rejected.headers['retry-after']),
+    });
   });
 
   it('keeps a blocked identity rejected after its window would have allowed again', async () => {
     const identity = 'ip:198.51.100.9';
     const t0 = Date.now();
-    expect(await limiter.consume('penalty', identity, 1, { nowMs: t0 })).toMatchObject({ allowed: true });
+    expect(await limiter.consume('penalty', identity, 1, { nowMs: t0 })).toMatchObject({
+      allowed: true,
+    });
 
     const over = await limiter.consume('penalty', identity, 1, { nowMs: t0 + 10 });
     expect(over).toMatchObject({ allowed: false, reason: 'limit' });
@@ -337,7 +375,9 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
       expect(blocked.retryAfterMs).toBeGreaterThan(0);
     }
     // Without blockFor the new window would have admitted it; once the penalty is over it does.
-    expect(await limiter.consume('penalty', identity, 1, { nowMs: t0 + 60_011 })).toMatchObject({ allowed: true });
+    expect(await limiter.consume('penalty', identity, 1, { nowMs: t0 + 60_011 })).toMatchObject({
+      allowed: true,
+    });
   });
 });
 
@@ -358,7 +398,8 @@ class ProxiedController {
 
 describe('RateLimitGuard behind a trusted proxy', () => {
   let app: INestApplication;
-  const get = (path: string, client: string) => request(app.getHttpServer()).get(path).set('X-Forwarded-For', client);
+  const get = (path: string, client: string) =>
+    request(app.getHttpServer()).get(path).set('X-Forwarded-For', client);
 
   beforeAll(async () => {
     app = await createApp([ProxiedController], { trustProxy: true });
@@ -383,7 +424,9 @@ describe('RateLimitGuard behind a trusted proxy', () => {
     await get('/proxied/route', '198.51.100.2').expect(200);
     const rejected = await get('/proxied/route', '198.51.100.3').expect(429);
     expect(rejected.body.policy).toBe('whole-route');
-    expect((await app.get(RateLimiterService).peek('whole-route', 'route:whole-route')).remaining).toBe(0);
+    expect(
+      (await app.get(RateLimiterService).peek('whole-route', 'route:whole-route')).remaining,
+    ).toBe(0);
   });
 });
 
@@ -433,13 +476,20 @@ describe('RateLimitGuard with headers: none', () => {
 
   it('emits no rate limit headers, but still Retry-After on a 429', async () => {
     const ok = await request(app.getHttpServer()).get('/styled').expect(200);
-    for (const name of [...STANDARD_HEADERS, ...IETF_HEADERS, 'retry-after']) expect(ok.headers[name]).toBeUndefined();
+    for (const name of [...STANDARD_HEADERS, ...IETF_HEADERS, 'retry-after'])
+      expect(ok.headers[name]).toBeUndefined();
 
     const rejected = await request(app.getHttpServer()).get('/styled').expect(429);
-    for (const name of [...STANDARD_HEADERS, ...IETF_HEADERS]) expect(rejected.headers[name]).toBeUndefined();
+    for (const name of [...STANDARD_HEADERS, ...IETF_HEADERS])
+      expect(rejected.headers[name]).toBeUndefined();
     const retryAfter = Number(rejected.headers['retry-after']);
     expect(retryAfter).toBeGreaterThan(0);
-    expect(rejected.body).toEqual({ statusCode: 429, message: 'Too Many Requests', policy: 'styled', retryAfter });
+    expect(rejected.body).toEqual({
+      statusCode: 429,
+      message: 'Too Many Requests',
+      policy: 'styled',
+      retryAfter,
+    });
   });
 });
 

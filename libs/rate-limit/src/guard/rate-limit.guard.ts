@@ -5,7 +5,10 @@ import {
   type CanActivate,
   type ExecutionContext,
 } from '@nestjs/common';
-import type { RateLimitDecision, RateLimitVerdict } from '../decision/rate-limit-decision.interface';
+import type {
+  RateLimitDecision,
+  RateLimitVerdict,
+} from '../decision/rate-limit-decision.interface';
 import type { RateLimitConfig } from '../module/resolve-module-options';
 import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
 import type { CompiledRoute } from '../registry/compiled-route';
@@ -46,12 +49,19 @@ export class RateLimitGuard implements CanActivate {
     }
     if (!verdict.allowed) {
       const rejected = mostRestrictive(verdict.decisions)!;
-      throw new RateLimitExceededException(rejected.policy, toSeconds(rejected.retryAfterMs), rejectionMessage(rejected));
+      throw new RateLimitExceededException(
+        rejected.policy,
+        toSeconds(rejected.retryAfterMs),
+        rejectionMessage(rejected),
+      );
     }
     return true;
   }
 
-  protected async requests(route: CompiledRoute, context: ExecutionContext): Promise<PolicyRequest[]> {
+  protected async requests(
+    route: CompiledRoute,
+    context: ExecutionContext,
+  ): Promise<PolicyRequest[]> {
     return Promise.all(
       route.policies.map(async ({ name, cost, identity }) => ({
         policy: this.registry.get(name)!,
@@ -68,8 +78,10 @@ export class RateLimitGuard implements CanActivate {
       else response.header?.(name, value);
     };
     const shown = mostRestrictive(verdict.decisions);
-    if (shown) for (const [name, value] of rateLimitHeaders(this.config.headers, shown)) set(name, value);
-    if (!verdict.allowed && shown && shown.retryAfterMs > 0) set('Retry-After', String(toSeconds(shown.retryAfterMs)));
+    if (shown)
+      for (const [name, value] of rateLimitHeaders(this.config.headers, shown)) set(name, value);
+    if (!verdict.allowed && shown && shown.retryAfterMs > 0)
+      set('Retry-After', String(toSeconds(shown.retryAfterMs)));
   }
 }
 
@@ -77,10 +89,14 @@ function rejectionMessage(decision: RateLimitDecision): string {
   if (decision.reason === 'cost-exceeds-capacity') {
     return `Request cost exceeds the capacity (${decision.limit}) of this limit; it can never be admitted`;
   }
-  return decision.reason === 'blocked' ? 'Too Many Requests: temporarily blocked' : 'Too Many Requests';
+  return decision.reason === 'blocked'
+    ? 'Too Many Requests: temporarily blocked'
+    : 'Too Many Requests';
 }
 
 function checkedCost(policy: string, cost: unknown): number {
   if (typeof cost === 'number' && Number.isInteger(cost) && cost >= 1) return cost;
-  throw new Error(`The cost function of rate limit policy "${policy}" returned ${String(cost)}; expected an integer >= 1`);
+  throw new Error(
+    `The cost function of rate limit policy "${policy}" returned ${String(cost)}; expected an integer >= 1`,
+  );
 }

@@ -3,7 +3,8 @@ import { createClientIpResolver, normalizeIp } from './client-ip';
 
 /** Just what proxy-addr (through `forwarded`) and the resolver read: headers and the socket address. */
 function fakeRequest(remoteAddress: string | undefined, forwardedFor?: string): IncomingMessage {
-  const headers: Record<string, string> = forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor };
+  const headers: Record<string, string> =
+    forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor };
   return { headers, socket: { remoteAddress } } as unknown as IncomingMessage;
 }
 
@@ -40,11 +41,14 @@ describe('normalizeIp', () => {
 describe('createClientIpResolver', () => {
   const client = '203.0.113.7';
 
-  it.each([undefined, false] as const)('ignores X-Forwarded-For when trustProxy is %s', (trustProxy) => {
-    const resolve = createClientIpResolver(trustProxy);
-    expect(resolve(fakeRequest('127.0.0.1', client))).toBe('127.0.0.1');
-    expect(resolve(fakeRequest('::ffff:10.0.0.9', client))).toBe('10.0.0.9');
-  });
+  it.each([undefined, false] as const)(
+    'ignores X-Forwarded-For when trustProxy is %s',
+    (trustProxy) => {
+      const resolve = createClientIpResolver(trustProxy);
+      expect(resolve(fakeRequest('127.0.0.1', client))).toBe('127.0.0.1');
+      expect(resolve(fakeRequest('::ffff:10.0.0.9', client))).toBe('10.0.0.9');
+    },
+  );
 
   it('uses the socket address when there is no header', () => {
     expect(createClientIpResolver(true)(fakeRequest('198.51.100.1'))).toBe('198.51.100.1');

@@ -44,7 +44,12 @@ describe('encodeKeyPart', () => {
   });
 
   it('bounds the length of a 64 KB input', () => {
-    for (const input of ['x'.repeat(65_536), ':'.repeat(65_536), '😀'.repeat(16_384), '\n{'.repeat(32_768)]) {
+    for (const input of [
+      'x'.repeat(65_536),
+      ':'.repeat(65_536),
+      '😀'.repeat(16_384),
+      '\n{'.repeat(32_768),
+    ]) {
       const encoded = encodeKeyPart(input);
       expect(encoded.length).toBeLessThanOrEqual(120);
       expect(encoded).toMatch(ENCODED);
@@ -125,12 +130,18 @@ describe('encodeKeyPart', () => {
 });
 
 describe('decodeKeyPart', () => {
-  it.each(['', 'plain', '2001:db8::/64', 'user:{evil}*\n', '10.1.2.3', 'key:a%b~c', 'é中😀', 'a b\0c'])(
-    'round-trips %j',
-    (input) => {
-      expect(decodeKeyPart(encodeKeyPart(input))).toBe(input);
-    },
-  );
+  it.each([
+    '',
+    'plain',
+    '2001:db8::/64',
+    'user:{evil}*\n',
+    '10.1.2.3',
+    'key:a%b~c',
+    'é中😀',
+    'a b\0c',
+  ])('round-trips %j', (input) => {
+    expect(decodeKeyPart(encodeKeyPart(input))).toBe(input);
+  });
 
   it('shows the readable prefix and the hash of a long value', () => {
     const decoded = decodeKeyPart(encodeKeyPart(`key:${'k'.repeat(300)}`));

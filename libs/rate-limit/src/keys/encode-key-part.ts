@@ -37,7 +37,9 @@ export function decodeKeyPart(encoded: string): string {
   const [head, digest] = encoded.split('~');
   const text = head
     .split(/(%u[0-9A-F]{4})/)
-    .map((part) => (part.startsWith('%u') ? String.fromCharCode(parseInt(part.slice(2), 16)) : decodePart(part)))
+    .map((part) =>
+      part.startsWith('%u') ? String.fromCharCode(parseInt(part.slice(2), 16)) : decodePart(part),
+    )
     .join('');
   return digest === undefined ? text : `${text}…(sha256:${digest})`;
 }

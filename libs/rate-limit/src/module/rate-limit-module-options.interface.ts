@@ -12,7 +12,8 @@ export interface RedisClusterConnection {
  * A URL (`redis://`, `rediss://`), ioredis options (including `sentinels` + `name`), cluster
  * nodes, or an existing `Redis` / `Cluster` (used as is and not closed by the module).
  */
-export type RedisConnectionOptions = string | RedisOptions | RedisClusterConnection | Redis | Cluster;
+export type RedisConnectionOptions =
+  string | RedisOptions | RedisClusterConnection | Redis | Cluster;
 
 /** What to do when Redis cannot decide (down, or slower than `commandTimeoutMs`). */
 export type OnRedisError = 'memory' | 'open' | 'closed';

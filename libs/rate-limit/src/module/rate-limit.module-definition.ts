@@ -8,5 +8,8 @@ export const {
   ASYNC_OPTIONS_TYPE: RATE_LIMIT_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<RateLimitModuleOptions>()
   .setClassMethodName('forRoot')
-  .setExtras({ isGlobal: true }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
+  .setExtras({ isGlobal: true }, (definition, extras) => ({
+    ...definition,
+    global: extras.isGlobal,
+  }))
   .build();

@@ -36,7 +36,11 @@ import { resolveModuleOptions, type RateLimitConfig } from './resolve-module-opt
     {
       provide: RATE_LIMIT_STORE,
       inject: [RATE_LIMIT_CONFIG, RedisConnection, MemoryStore],
-      useFactory: (config: RateLimitConfig, connection: RedisConnection, memory: MemoryStore): RateLimitStore =>
+      useFactory: (
+        config: RateLimitConfig,
+        connection: RedisConnection,
+        memory: MemoryStore,
+      ): RateLimitStore =>
         connection.client ? new RedisStore(connection.client, config.commandTimeoutMs) : memory,
     },
     PolicyRegistry,
@@ -44,6 +48,14 @@ import { resolveModuleOptions, type RateLimitConfig } from './resolve-module-opt
     RateLimiterService,
     RateLimitGuard,
   ],
-  exports: [RateLimiterService, RateLimitGuard, PolicyRegistry, RouteTable, RATE_LIMIT_CONFIG, RATE_LIMIT_STORE, RedisConnection],
+  exports: [
+    RateLimiterService,
+    RateLimitGuard,
+    PolicyRegistry,
+    RouteTable,
+    RATE_LIMIT_CONFIG,
+    RATE_LIMIT_STORE,
+    RedisConnection,
+  ],
 })
 export class RateLimitModule extends RateLimitConfigurableModule {}

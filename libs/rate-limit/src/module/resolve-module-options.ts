@@ -28,10 +28,19 @@ export interface RateLimitConfig {
 const WHERE = 'RateLimitModule options';
 const PREFIX = /^[A-Za-z0-9._\-/@]{1,64}$/;
 
-function oneOf<T extends string>(field: string, value: T | undefined, allowed: readonly T[], fallback: T): T {
+function oneOf<T extends string>(
+  field: string,
+  value: T | undefined,
+  allowed: readonly T[],
+  fallback: T,
+): T {
   if (value === undefined) return fallback;
   if (!allowed.includes(value)) {
-    throw new RateLimitConfigError(WHERE, field, `must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
+    throw new RateLimitConfigError(
+      WHERE,
+      field,
+      `must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`,
+    );
   }
   return value;
 }
@@ -39,18 +48,31 @@ function oneOf<T extends string>(field: string, value: T | undefined, allowed: r
 export function resolveModuleOptions(options: RateLimitModuleOptions = {}): RateLimitConfig {
   const prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
   if (!PREFIX.test(prefix)) {
-    throw new RateLimitConfigError(WHERE, 'keyPrefix', `must be 1-64 characters of A-Z a-z 0-9 . _ - / @ (got ${JSON.stringify(prefix)})`);
+    throw new RateLimitConfigError(
+      WHERE,
+      'keyPrefix',
+      `must be 1-64 characters of A-Z a-z 0-9 . _ - / @ (got ${JSON.stringify(prefix)})`,
+    );
   }
   const timeout = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   if (!Number.isInteger(timeout) || timeout < 1 || timeout > 60_000) {
-    throw new RateLimitConfigError(WHERE, 'commandTimeoutMs', `must be an integer from 1 to 60000 (got ${JSON.stringify(timeout)})`);
+    throw new RateLimitConfigError(
+      WHERE,
+      'commandTimeoutMs',
+      `must be an integer from 1 to 60000 (got ${JSON.stringify(timeout)})`,
+    );
   }
   const apiKeyHeader = (options.apiKeyHeader ?? DEFAULT_API_KEY_HEADER).toLowerCase();
   return {
     options,
     keys: new KeyBuilder(prefix),
     key: options.key ?? 'ip',
-    onRedisError: oneOf('onRedisError', options.onRedisError, ['memory', 'open', 'closed'], 'memory'),
+    onRedisError: oneOf(
+      'onRedisError',
+      options.onRedisError,
+      ['memory', 'open', 'closed'],
+      'memory',
+    ),
     commandTimeoutMs: timeout,
     headers: oneOf('headers', options.headers, ['standard', 'ietf-draft', 'none'], 'standard'),
     apiKeyHeader,

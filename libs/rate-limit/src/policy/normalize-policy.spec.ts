@@ -39,7 +39,15 @@ describe('normalizePolicy', () => {
 
   it('keeps every explicit option, in milliseconds', () => {
     const policy = normalizePolicy(
-      { algo: 'token-bucket', limit: 5, window: '1m', burst: 20, blockFor: '1h', mode: 'shadow', cost: 2 },
+      {
+        algo: 'token-bucket',
+        limit: 5,
+        window: '1m',
+        burst: 20,
+        blockFor: '1h',
+        mode: 'shadow',
+        cost: 2,
+      },
       'login-daily',
       WHERE,
     );
@@ -73,8 +81,13 @@ describe('normalizePolicy', () => {
   });
 
   it('accepts limit and burst at both bounds', () => {
-    expect(normalizePolicy({ limit: 1, burst: 1, window: 1 }, 'p', WHERE)).toMatchObject({ limit: 1, burst: 1 });
-    expect(normalizePolicy({ limit: MAX_LIMIT, burst: MAX_LIMIT, window: 1 }, 'p', WHERE)).toMatchObject({
+    expect(normalizePolicy({ limit: 1, burst: 1, window: 1 }, 'p', WHERE)).toMatchObject({
+      limit: 1,
+      burst: 1,
+    });
+    expect(
+      normalizePolicy({ limit: MAX_LIMIT, burst: MAX_LIMIT, window: 1 }, 'p', WHERE),
+    ).toMatchObject({
       limit: 1_000_000_000,
       burst: 1_000_000_000,
     });
@@ -99,9 +112,12 @@ describe('normalizePolicy', () => {
 
   // The error itself says "must be a whole number of ms"; a fractional '1.5ms' must not be
   // rounded silently to 2 ms (SPEC.md section 3: windowMs is an integer).
-  it.each([['1.5ms'], ['0.5ms'], ['1.0001s']])('rejects the fractional-millisecond window %p', (window) => {
-    expectRejected({ window }, 'window');
-  });
+  it.each([['1.5ms'], ['0.5ms'], ['1.0001s']])(
+    'rejects the fractional-millisecond window %p',
+    (window) => {
+      expectRejected({ window }, 'window');
+    },
+  );
 
   it.each([[0], [-1], [1.5], [MAX_LIMIT + 1], [Number.NaN], ['10'], [undefined]])(
     'rejects the limit %p, naming the handler and "limit"',
@@ -141,9 +157,12 @@ describe('normalizePolicy', () => {
     expectRejected({ mode: mode as never }, 'mode');
   });
 
-  it.each([[''], ['has space'], ['a:b'], ['{tag}'], ['x'.repeat(129)]])('rejects the name %p', (name) => {
-    expectRejected({}, 'name', name);
-  });
+  it.each([[''], ['has space'], ['a:b'], ['{tag}'], ['x'.repeat(129)]])(
+    'rejects the name %p',
+    (name) => {
+      expectRejected({}, 'name', name);
+    },
+  );
 
   it('reports the value it got', () => {
     expect(rejectionOf({ limit: 0 }).message).toContain('(got 0)');

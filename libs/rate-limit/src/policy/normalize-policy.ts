@@ -56,7 +56,11 @@ export function normalizePolicy(
   const limit = checkCount(where, 'limit', options.limit);
   const mode = options.mode ?? 'enforce';
   if (!MODES.includes(mode)) {
-    throw new RateLimitConfigError(where, 'mode', `must be 'enforce' or 'shadow' (got ${JSON.stringify(mode)})`);
+    throw new RateLimitConfigError(
+      where,
+      'mode',
+      `must be 'enforce' or 'shadow' (got ${JSON.stringify(mode)})`,
+    );
   }
   if (typeof options.cost === 'number') checkCount(where, 'cost', options.cost);
   return {
@@ -65,7 +69,8 @@ export function normalizePolicy(
     limit,
     windowMs: checkDuration(where, 'window', options.window),
     burst: options.burst === undefined ? limit : checkCount(where, 'burst', options.burst),
-    blockForMs: options.blockFor === undefined ? 0 : checkDuration(where, 'blockFor', options.blockFor),
+    blockForMs:
+      options.blockFor === undefined ? 0 : checkDuration(where, 'blockFor', options.blockFor),
     mode,
   };
 }

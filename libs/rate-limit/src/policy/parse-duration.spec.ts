@@ -20,9 +20,12 @@ describe('parseDurationMs', () => {
     expect(parseDurationMs(60_000)).toBe(60_000);
   });
 
-  it.each(['10 parsecs', 'abc', '', 's', '-5s', '1e3ms', '10S', '1w', '1 h 2 m'])('cannot read %j', (text) => {
-    expect(parseDurationMs(text)).toBeNaN();
-  });
+  it.each(['10 parsecs', 'abc', '', 's', '-5s', '1e3ms', '10S', '1w', '1 h 2 m'])(
+    'cannot read %j',
+    (text) => {
+      expect(parseDurationMs(text)).toBeNaN();
+    },
+  );
 
   it.each([null, undefined, {}, [], true])('cannot read %p', (value) => {
     expect(parseDurationMs(value)).toBeNaN();

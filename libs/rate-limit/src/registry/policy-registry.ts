@@ -7,7 +7,14 @@ interface RegisteredPolicy {
   readonly declaredAt: string[];
 }
 
-const FIELDS: readonly (keyof RateLimitPolicy)[] = ['algo', 'limit', 'windowMs', 'burst', 'blockForMs', 'mode'];
+const FIELDS: readonly (keyof RateLimitPolicy)[] = [
+  'algo',
+  'limit',
+  'windowMs',
+  'burst',
+  'blockForMs',
+  'mode',
+];
 
 /**
  * Every policy of the application by name: declared by decorators and module options at

@@ -67,7 +67,9 @@ export class RouteTable implements OnModuleInit {
       declared.set(where, this.config.options.defaultPolicy);
     }
     if (declared.size === 0) return null;
-    const policies = [...declared].map(([name, options]) => this.compilePolicy(where, name, options));
+    const policies = [...declared].map(([name, options]) =>
+      this.compilePolicy(where, name, options),
+    );
     return { policies };
   }
 
@@ -83,7 +85,11 @@ export class RouteTable implements OnModuleInit {
       for (const options of level) {
         const name = options.name ?? where;
         if (seen.has(name)) {
-          throw new RateLimitConfigError(where, 'name', `"${name}" is used by two @RateLimit() on one target; give each a distinct name`);
+          throw new RateLimitConfigError(
+            where,
+            'name',
+            `"${name}" is used by two @RateLimit() on one target; give each a distinct name`,
+          );
         }
         seen.add(name);
         merged.set(name, options);
@@ -93,12 +99,24 @@ export class RouteTable implements OnModuleInit {
   }
 
   private compilePolicy(where: string, name: string, options: RateLimitOptions): RoutePolicy {
-    if (options.cost !== undefined && typeof options.cost !== 'number' && typeof options.cost !== 'function') {
-      throw new RateLimitConfigError(where, 'cost', 'must be a number or a function of the ExecutionContext');
+    if (
+      options.cost !== undefined &&
+      typeof options.cost !== 'number' &&
+      typeof options.cost !== 'function'
+    ) {
+      throw new RateLimitConfigError(
+        where,
+        'cost',
+        'must be a number or a function of the ExecutionContext',
+      );
     }
     const keySource = options.key ?? this.config.key;
     if (!isKeySource(keySource)) {
-      throw new RateLimitConfigError(where, 'key', `must be 'ip', 'user', 'api-key', 'route', { header } or a function (got ${JSON.stringify(keySource)})`);
+      throw new RateLimitConfigError(
+        where,
+        'key',
+        `must be 'ip', 'user', 'api-key', 'route', { header } or a function (got ${JSON.stringify(keySource)})`,
+      );
     }
     const policy = normalizePolicy(options, name, where);
     this.registry.register(policy, where);

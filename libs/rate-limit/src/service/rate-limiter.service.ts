@@ -1,12 +1,20 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import type { RateLimitDecision, RateLimitVerdict } from '../decision/rate-limit-decision.interface';
+import type {
+  RateLimitDecision,
+  RateLimitVerdict,
+} from '../decision/rate-limit-decision.interface';
 import type { RateLimitConfig } from '../module/resolve-module-options';
 import { RATE_LIMIT_ALGORITHMS } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { RATE_LIMIT_CONFIG, RATE_LIMIT_STORE } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
 import { MemoryStore } from '../store/memory/memory-store';
-import type { RateLimitStore, StoreEntry, StoreOp, StoreReply } from '../store/rate-limit-store.interface';
+import type {
+  RateLimitStore,
+  StoreEntry,
+  StoreOp,
+  StoreReply,
+} from '../store/rate-limit-store.interface';
 import { toDecision } from './to-decision';
 
 /** One policy to apply to one identity. */
@@ -45,13 +53,25 @@ export class RateLimiterService implements OnModuleDestroy {
   ) {}
 
   /** Charges `cost` to `identity` under a registered policy. */
-  async consume(policyName: string, identity: string, cost = 1, options?: DecideOptions): Promise<RateLimitDecision> {
-    const verdict = await this.decide([{ policy: this.policy(policyName), identity, cost }], options);
+  async consume(
+    policyName: string,
+    identity: string,
+    cost = 1,
+    options?: DecideOptions,
+  ): Promise<RateLimitDecision> {
+    const verdict = await this.decide(
+      [{ policy: this.policy(policyName), identity, cost }],
+      options,
+    );
     return verdict.decisions[0] ?? this.undecided(policyName, verdict);
   }
 
   /** The identity's current standing, without charging anything. */
-  async peek(policyName: string, identity: string, options?: DecideOptions): Promise<RateLimitDecision> {
+  async peek(
+    policyName: string,
+    identity: string,
+    options?: DecideOptions,
+  ): Promise<RateLimitDecision> {
     const request = { policy: this.policy(policyName), identity, cost: 0 };
     const verdict = await this.run('peek', [request], options);
     return verdict.decisions[0] ?? this.undecided(policyName, verdict);
@@ -83,13 +103,31 @@ export class RateLimiterService implements OnModuleDestroy {
     return policy;
   }
 
-  private async run(op: StoreOp, requests: readonly PolicyRequest[], options?: DecideOptions): Promise<RateLimitVerdict> {
+  private async run(
+    op: StoreOp,
+    requests: readonly PolicyRequest[],
+    options?: DecideOptions,
+  ): Promise<RateLimitVerdict> {
     const nowUs = options?.nowMs === undefined ? undefined : Math.floor(options.nowMs * 1000);
     const groups = this.group(requests);
     if (this.store.kind === 'memory') {
-      return this.verdict(requests, groups, [await this.store.decide(op, groups.flatMap((g) => g.entries), nowUs)], 'memory', true);
+      return this.verdict(
+        requests,
+        groups,
+        [
+          await this.store.decide(
+            op,
+            groups.flatMap((g) => g.entries),
+            nowUs,
+          ),
+        ],
+        'memory',
+        true,
+      );
     }
-    const settled = await Promise.allSettled(groups.map((g) => this.store.decide(op, g.entries, nowUs)));
+    const settled = await Promise.allSettled(
+      groups.map((g) => this.store.decide(op, g.entries, nowUs)),
+    );
     const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failure) {
       if (op === 'consume') this.refund(groups, settled);
@@ -116,7 +154,10 @@ export class RateLimiterService implements OnModuleDestroy {
   }
 
   /** Gives back what admitted groups were charged; failures are logged, not thrown. */
-  private async refund(groups: readonly Group[], settled: readonly PromiseSettledResult<StoreReply>[]): Promise<void> {
+  private async refund(
+    groups: readonly Group[],
+    settled: readonly PromiseSettledResult<StoreReply>[],
+  ): Promise<void> {
     const refunds = groups.flatMap((group, i) => {
       const result = settled[i];
       if (result.status !== 'fulfilled' || !result.value.admitted) return [];
@@ -124,7 +165,8 @@ export class RateLimiterService implements OnModuleDestroy {
       return charged.length > 0 ? [this.store.decide('refund', charged)] : [];
     });
     const failed = (await Promise.allSettled(refunds)).filter((r) => r.status === 'rejected');
-    if (failed.length > 0) this.logger.warn(`Could not refund ${failed.length} policy group(s) after a rejection`);
+    if (failed.length > 0)
+      this.logger.warn(`Could not refund ${failed.length} policy group(s) after a rejection`);
   }
 
   private async fallback(
@@ -136,7 +178,9 @@ export class RateLimiterService implements OnModuleDestroy {
   ): Promise<RateLimitVerdict> {
     if (!this.degraded) {
       this.degraded = true;
-      this.logger.warn(`Redis cannot decide (${error.message}); onRedisError=${this.config.onRedisError}`);
+      this.logger.warn(
+        `Redis cannot decide (${error.message}); onRedisError=${this.config.onRedisError}`,
+      );
     }
     switch (this.config.onRedisError) {
       case 'open':
@@ -144,7 +188,11 @@ export class RateLimiterService implements OnModuleDestroy {
       case 'closed':
         return { allowed: false, decisions: [], source: 'fail-closed', storeError: error };
       case 'memory': {
-        const reply = await this.insurance.decide(op, groups.flatMap((g) => g.entries), nowUs);
+        const reply = await this.insurance.decide(
+          op,
+          groups.flatMap((g) => g.entries),
+          nowUs,
+        );
         return { ...this.verdict(requests, groups, [reply], 'memory', true), storeError: error };
       }
     }
@@ -179,6 +227,15 @@ export class RateLimiterService implements OnModuleDestroy {
 
   private undecided(policy: string, verdict: RateLimitVerdict): RateLimitDecision {
     const allowed = verdict.source === 'fail-open';
-    return { policy, allowed, shadow: false, limit: 0, remaining: 0, resetMs: 0, retryAfterMs: 0, source: verdict.source };
+    return {
+      policy,
+      allowed,
+      shadow: false,
+      limit: 0,
+      remaining: 0,
+      resetMs: 0,
+      retryAfterMs: 0,
+      source: verdict.source,
+    };
   }
 }

@@ -1,11 +1,24 @@
-import type { DecisionSource, RateLimitDecision, RateLimitReason } from '../decision/rate-limit-decision.interface';
+import type {
+  DecisionSource,
+  RateLimitDecision,
+  RateLimitReason,
+} from '../decision/rate-limit-decision.interface';
 import { usesBurst } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import type { StoreOutcome } from '../store/rate-limit-store.interface';
 
-const REASONS: readonly (RateLimitReason | undefined)[] = [undefined, 'limit', 'blocked', 'cost-exceeds-capacity'];
+const REASONS: readonly (RateLimitReason | undefined)[] = [
+  undefined,
+  'limit',
+  'blocked',
+  'cost-exceeds-capacity',
+];
 
-export function toDecision(policy: RateLimitPolicy, outcome: StoreOutcome, source: DecisionSource): RateLimitDecision {
+export function toDecision(
+  policy: RateLimitPolicy,
+  outcome: StoreOutcome,
+  source: DecisionSource,
+): RateLimitDecision {
   const reason = REASONS[outcome.reason];
   return {
     policy: policy.name,

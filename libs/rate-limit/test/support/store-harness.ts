@@ -4,9 +4,20 @@ import { normalizePolicy } from '../../src/policy/normalize-policy';
 import type { RateLimitOptions } from '../../src/policy/rate-limit-options.interface';
 import type { RateLimitPolicy } from '../../src/policy/rate-limit-policy.interface';
 import { MemoryStore } from '../../src/store/memory/memory-store';
-import type { RateLimitStore, StoreEntry, StoreOp, StoreOutcome, StoreReply } from '../../src/store/rate-limit-store.interface';
+import type {
+  RateLimitStore,
+  StoreEntry,
+  StoreOp,
+  StoreOutcome,
+  StoreReply,
+} from '../../src/store/rate-limit-store.interface';
 import { RedisStore } from '../../src/store/redis/redis-store';
-import { deleteKeysWithPrefix, startTestRedis, uniquePrefix, type TestRedis } from '../../../../test/support/redis-test-server';
+import {
+  deleteKeysWithPrefix,
+  startTestRedis,
+  uniquePrefix,
+  type TestRedis,
+} from '../../../../test/support/redis-test-server';
 
 /** One store under test plus the inspection a conformance test needs. */
 export interface StoreUnderTest {
@@ -85,7 +96,10 @@ export function memoryFactory(): StoreFactory {
 
 export { deleteKeysWithPrefix };
 
-export function policy(options: Partial<RateLimitOptions> & { algo: RateLimitPolicy['algo'] }, name = 'p'): RateLimitPolicy {
+export function policy(
+  options: Partial<RateLimitOptions> & { algo: RateLimitPolicy['algo'] },
+  name = 'p',
+): RateLimitPolicy {
   return normalizePolicy({ limit: 5, window: 10_000, ...options }, name, 'test');
 }
 
@@ -101,9 +115,18 @@ export class Client {
     return { key, blockKey: this.sut.keys.blockKey(key), policy: p, cost };
   }
 
-  run(op: StoreOp, policies: readonly RateLimitPolicy[], nowMs?: number, cost = 1): Promise<StoreReply> {
+  run(
+    op: StoreOp,
+    policies: readonly RateLimitPolicy[],
+    nowMs?: number,
+    cost = 1,
+  ): Promise<StoreReply> {
     const nowUs = nowMs === undefined ? undefined : Math.round(nowMs * 1000);
-    return this.sut.store.decide(op, policies.map((p) => this.entry(p, cost)), nowUs);
+    return this.sut.store.decide(
+      op,
+      policies.map((p) => this.entry(p, cost)),
+      nowUs,
+    );
   }
 
   async hit(p: RateLimitPolicy, nowMs?: number, cost = 1): Promise<StoreOutcome> {

@@ -8,7 +8,11 @@ import type {
   StoreReply,
 } from '../rate-limit-store.interface';
 import { MEMORY_ALGORITHMS } from './algorithms';
-import { toMs, type AlgorithmParams, type CheckResult } from './algorithms/memory-algorithm.interface';
+import {
+  toMs,
+  type AlgorithmParams,
+  type CheckResult,
+} from './algorithms/memory-algorithm.interface';
 import { MemoryKeyspace } from './memory-keyspace';
 
 const SWEEP_INTERVAL_MS = 10_000;
@@ -64,7 +68,10 @@ export class MemoryStore implements RateLimitStore {
       const left = untilUs - p.now;
       return { allowed: false, remaining: 0, resetUs: left, retryAfterUs: left, reason: 2 };
     }
-    const st: Checked = { ...MEMORY_ALGORITHMS[entry.policy.algo].check(p, this.keyspace), reason: 0 };
+    const st: Checked = {
+      ...MEMORY_ALGORITHMS[entry.policy.algo].check(p, this.keyspace),
+      reason: 0,
+    };
     st.reason = st.allowed ? 0 : 1;
     const capacity = usesBurst(entry.policy.algo) ? entry.policy.burst : entry.policy.limit;
     if (entry.cost > capacity) Object.assign(st, { allowed: false, retryAfterUs: 0, reason: 3 });
@@ -77,7 +84,12 @@ export class MemoryStore implements RateLimitStore {
     return untilUs !== undefined && untilUs > now ? untilUs : undefined;
   }
 
-  private commitOrPenalize(entry: StoreEntry, p: AlgorithmParams, st: Checked, admitted: boolean): void {
+  private commitOrPenalize(
+    entry: StoreEntry,
+    p: AlgorithmParams,
+    st: Checked,
+    admitted: boolean,
+  ): void {
     if (st.allowed && admitted) {
       MEMORY_ALGORITHMS[entry.policy.algo].commit(p, st, this.keyspace);
     } else if (st.reason === 1 && entry.policy.blockForMs > 0) {

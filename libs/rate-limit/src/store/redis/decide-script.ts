@@ -13,9 +13,12 @@ export function loadDecideScript(dir: string = join(__dirname, 'lua')): RedisScr
     try {
       return readFileSync(path, 'utf8');
     } catch (error) {
-      throw new Error(`Rate limit Lua script missing: ${path} (was the build's asset copy skipped?)`, {
-        cause: error,
-      });
+      throw new Error(
+        `Rate limit Lua script missing: ${path} (was the build's asset copy skipped?)`,
+        {
+          cause: error,
+        },
+      );
     }
   }).join('\n');
   return new RedisScript('decide', source);

@@ -23,7 +23,9 @@ export class RedisConnection implements OnApplicationShutdown {
     // Errors surface as failed decisions and the fallback; ioredis would otherwise print them.
     if (owned) client.on('error', () => undefined);
     if (!(await waitUntilReady(client, BOOT_WAIT_MS))) {
-      RedisConnection.logger.warn(`Redis not ready after ${BOOT_WAIT_MS} ms; decisions fall back until it is`);
+      RedisConnection.logger.warn(
+        `Redis not ready after ${BOOT_WAIT_MS} ms; decisions fall back until it is`,
+      );
     }
     return new RedisConnection(client, owned);
   }

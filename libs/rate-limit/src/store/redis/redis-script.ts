@@ -18,7 +18,11 @@ export class RedisScript {
     this.sha1 = createHash('sha1').update(source).digest('hex');
   }
 
-  async run(client: RedisClient, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  async run(
+    client: RedisClient,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<unknown> {
     try {
       return await client.evalsha(this.sha1, keys.length, ...keys, ...args);
     } catch (error) {

@@ -29,7 +29,11 @@ export class RedisStore implements RateLimitStore {
 
   async decide(op: StoreOp, entries: readonly StoreEntry[], nowUs?: number): Promise<StoreReply> {
     const keys: string[] = [];
-    const args: (string | number)[] = [op, nowUs === undefined ? '' : Math.floor(nowUs), entries.length];
+    const args: (string | number)[] = [
+      op,
+      nowUs === undefined ? '' : Math.floor(nowUs),
+      entries.length,
+    ];
     for (const { key, blockKey, policy, cost } of entries) {
       keys.push(key, blockKey);
       args.push(policy.algo, policy.limit, policy.windowMs, policy.burst, cost, policy.blockForMs);
@@ -46,20 +50,28 @@ export class RedisStore implements RateLimitStore {
 
   private async send<T>(command: () => Promise<T>): Promise<T> {
     if (this.client.status !== 'ready') {
-      throw new RateLimitStoreError('unavailable', `Redis is not connected (${this.client.status})`);
+      throw new RateLimitStoreError(
+        'unavailable',
+        `Redis is not connected (${this.client.status})`,
+      );
     }
     try {
       return await withTimeout(command(), this.timeoutMs);
     } catch (error) {
       if (error instanceof RateLimitStoreError) throw error;
-      throw new RateLimitStoreError('error', `Redis failed: ${(error as Error).message}`, { cause: error });
+      throw new RateLimitStoreError('error', `Redis failed: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 }
 
 function parseReply(reply: unknown, count: number): StoreReply {
   if (!Array.isArray(reply) || reply.length !== 1 + count * FIELDS_PER_OUTCOME) {
-    throw new RateLimitStoreError('error', `Unexpected reply from the rate limit script: ${String(reply)}`);
+    throw new RateLimitStoreError(
+      'error',
+      `Unexpected reply from the rate limit script: ${String(reply)}`,
+    );
   }
   const outcomes: StoreOutcome[] = [];
   for (let i = 1; i < reply.length; i += FIELDS_PER_OUTCOME) {

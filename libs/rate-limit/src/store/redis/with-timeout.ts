@@ -8,7 +8,8 @@ export function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new RateLimitStoreError('timeout', `Redis did not answer within ${timeoutMs} ms`)),
+      () =>
+        reject(new RateLimitStoreError('timeout', `Redis did not answer within ${timeoutMs} ms`)),
       timeoutMs,
     );
   });

@@ -1,5 +1,10 @@
 import type { MemoryKeyspace } from '../memory-keyspace';
-import { toMs, type AlgorithmParams, type CheckResult, type MemoryAlgorithm } from './memory-algorithm.interface';
+import {
+  toMs,
+  type AlgorithmParams,
+  type CheckResult,
+  type MemoryAlgorithm,
+} from './memory-algorithm.interface';
 
 interface State extends CheckResult {
   index: number;
@@ -13,9 +18,23 @@ function check(p: AlgorithmParams, ks: MemoryKeyspace): State {
   const count = stored && stored.index === index ? stored.count : 0;
   const resetUs = (index + 1) * p.windowUs - p.now;
   if (count + p.cost > p.limit) {
-    return { index, count, resetUs, allowed: false, remaining: Math.max(0, p.limit - count), retryAfterUs: resetUs };
+    return {
+      index,
+      count,
+      resetUs,
+      allowed: false,
+      remaining: Math.max(0, p.limit - count),
+      retryAfterUs: resetUs,
+    };
   }
-  return { index, count, resetUs, allowed: true, remaining: p.limit - count - p.cost, retryAfterUs: 0 };
+  return {
+    index,
+    count,
+    resetUs,
+    allowed: true,
+    remaining: p.limit - count - p.cost,
+    retryAfterUs: 0,
+  };
 }
 
 /** Mirrors lua/fixed-window.lua. */

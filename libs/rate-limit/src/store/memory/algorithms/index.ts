@@ -8,11 +8,12 @@ import { slidingWindowCounter } from './sliding-window-counter';
 import { tokenBucket } from './token-bucket';
 
 /** Each algorithm keeps its own check state; the store passes it back to `commit` untouched. */
-export const MEMORY_ALGORITHMS: Readonly<Record<RateLimitAlgorithm, MemoryAlgorithm<CheckResult>>> = {
-  'fixed-window': fixedWindow,
-  'sliding-window': slidingWindow,
-  'sliding-window-counter': slidingWindowCounter,
-  'token-bucket': tokenBucket,
-  'leaky-bucket': leakyBucket,
-  gcra,
-};
+export const MEMORY_ALGORITHMS: Readonly<Record<RateLimitAlgorithm, MemoryAlgorithm<CheckResult>>> =
+  {
+    'fixed-window': fixedWindow,
+    'sliding-window': slidingWindow,
+    'sliding-window-counter': slidingWindowCounter,
+    'token-bucket': tokenBucket,
+    'leaky-bucket': leakyBucket,
+    gcra,
+  };

@@ -1,5 +1,10 @@
 import type { MemoryKeyspace } from '../memory-keyspace';
-import { toMs, type AlgorithmParams, type CheckResult, type MemoryAlgorithm } from './memory-algorithm.interface';
+import {
+  toMs,
+  type AlgorithmParams,
+  type CheckResult,
+  type MemoryAlgorithm,
+} from './memory-algorithm.interface';
 
 interface State extends CheckResult {
   level: number;

@@ -1,5 +1,10 @@
 import type { MemoryKeyspace } from '../memory-keyspace';
-import { toMs, type AlgorithmParams, type CheckResult, type MemoryAlgorithm } from './memory-algorithm.interface';
+import {
+  toMs,
+  type AlgorithmParams,
+  type CheckResult,
+  type MemoryAlgorithm,
+} from './memory-algorithm.interface';
 
 interface State extends CheckResult {
   index: number;
@@ -17,9 +22,14 @@ function read(p: AlgorithmParams, ks: MemoryKeyspace): Stored {
   return { index, current: 0, previous: 0 };
 }
 
-function retryAfterUs(p: AlgorithmParams, current: number, previous: number, elapsed: number): number {
+function retryAfterUs(
+  p: AlgorithmParams,
+  current: number,
+  previous: number,
+  elapsed: number,
+): number {
   if (current + p.cost <= p.limit) {
-    return (p.windowUs - elapsed) - ((p.limit - current - p.cost) * p.windowUs) / previous;
+    return p.windowUs - elapsed - ((p.limit - current - p.cost) * p.windowUs) / previous;
   }
   const inNext = p.windowUs - ((p.limit - p.cost) * p.windowUs) / current;
   return p.windowUs - elapsed + Math.max(0, inNext);
@@ -37,7 +47,12 @@ function check(p: AlgorithmParams, ks: MemoryKeyspace): State {
   const base = { index, current, previous, elapsed, resetUs };
   if (!allowed) {
     const retry = Math.max(0, retryAfterUs(p, current, previous, elapsed));
-    return { ...base, allowed, remaining: Math.max(0, Math.floor(p.limit - used)), retryAfterUs: retry };
+    return {
+      ...base,
+      allowed,
+      remaining: Math.max(0, Math.floor(p.limit - used)),
+      retryAfterUs: retry,
+    };
   }
   return { ...base, allowed, remaining: Math.floor(p.limit - used - p.cost), retryAfterUs: 0 };
 }

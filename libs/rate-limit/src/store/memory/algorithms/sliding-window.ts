@@ -1,5 +1,10 @@
 import type { MemoryKeyspace } from '../memory-keyspace';
-import { toMs, type AlgorithmParams, type CheckResult, type MemoryAlgorithm } from './memory-algorithm.interface';
+import {
+  toMs,
+  type AlgorithmParams,
+  type CheckResult,
+  type MemoryAlgorithm,
+} from './memory-algorithm.interface';
 
 interface State extends CheckResult {
   count: number;
@@ -24,7 +29,13 @@ function check(p: AlgorithmParams, ks: MemoryKeyspace): State {
       if (nth !== undefined) retryAfterUs = Math.max(0, nth + p.windowUs - p.now);
       resetUs = Math.max(0, newest + p.windowUs - p.now);
     }
-    return { count, allowed: false, remaining: Math.max(0, p.limit - count), retryAfterUs, resetUs };
+    return {
+      count,
+      allowed: false,
+      remaining: Math.max(0, p.limit - count),
+      retryAfterUs,
+      resetUs,
+    };
   }
   let resetUs = p.cost > 0 ? p.windowUs : 0;
   if (p.cost === 0 && count > 0) resetUs = Math.max(0, newest + p.windowUs - p.now);

@@ -1,5 +1,10 @@
 import type { MemoryKeyspace } from '../memory-keyspace';
-import { toMs, type AlgorithmParams, type CheckResult, type MemoryAlgorithm } from './memory-algorithm.interface';
+import {
+  toMs,
+  type AlgorithmParams,
+  type CheckResult,
+  type MemoryAlgorithm,
+} from './memory-algorithm.interface';
 
 interface State extends CheckResult {
   tokens: number;
@@ -9,7 +14,10 @@ type Stored = { tokens: number; last: number };
 function tokensNow(p: AlgorithmParams, ks: MemoryKeyspace): number {
   const stored = ks.get<Stored>(p.key);
   if (!stored) return p.burst;
-  return Math.min(p.burst, stored.tokens + (Math.max(0, p.now - stored.last) * p.limit) / p.windowUs);
+  return Math.min(
+    p.burst,
+    stored.tokens + (Math.max(0, p.now - stored.last) * p.limit) / p.windowUs,
+  );
 }
 
 function store(p: AlgorithmParams, ks: MemoryKeyspace, tokens: number): void {
