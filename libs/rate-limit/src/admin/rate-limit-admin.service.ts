@@ -1,35 +1,140 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
-import type { KeyUsagePage, PolicyPatch, PolicyView } from './policy-view.interface';
+import {
+  BadRequestException,
+  Inject,
+  Injectable,
+  NotFoundException,
+  ServiceUnavailableException,
+} from '@nestjs/common';
+import { ApplicationConfig } from '@nestjs/core';
+import { decodeKeyPart } from '../keys/encode-key-part';
+import type { RateLimitConfig } from '../module/resolve-module-options';
+import { usesBurst } from '../policy/rate-limit-algorithm';
+import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
+import { RATE_LIMIT_CONFIG, RATE_LIMIT_OVERRIDES, RATE_LIMIT_STORE } from '../rate-limit.constants';
+import { PolicyRegistry } from '../registry/policy-registry';
+import type { PolicyOverrideStore } from '../runtime/policy-override-store';
+import { PolicyStats } from '../runtime/policy-stats.service';
+import { RateLimiterService } from '../service/rate-limiter.service';
+import type { RateLimitStore } from '../store/rate-limit-store.interface';
+import type {
+  KeyUsagePage,
+  PolicyPatch,
+  PolicyThresholds,
+  PolicyView,
+} from './policy-view.interface';
+import { routesOf } from './route-paths';
+
+const CURSOR = /^\d+:\d+$|^\d+$/;
 
 /**
  * What the admin API does, independent of HTTP: list and change policies, show and reset
- * per-identity usage. Throws NotFoundException for an unknown policy and BadRequestException
- * for a change that is invalid as a whole (e.g. a burst on an algorithm without one is fine,
- * but a combination out of range is not); nothing is written then.
+ * per-identity usage. Unknown policy: NotFoundException; Redis unreachable: 503.
+ * @publicApi
  */
 @Injectable()
 export class RateLimitAdminService {
+  constructor(
+    private readonly registry: PolicyRegistry,
+    private readonly stats: PolicyStats,
+    private readonly limiter: RateLimiterService,
+    @Inject(RATE_LIMIT_OVERRIDES) private readonly overrides: PolicyOverrideStore,
+    @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
+    @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
+    private readonly appConfig: ApplicationConfig,
+  ) {}
+
   async list(): Promise<PolicyView[]> {
-    throw new NotFoundException('not implemented yet');
+    const names = this.registry.names().sort();
+    const totals = await this.unavailableOnError(() => this.stats.totals(names));
+    return names.map((name) => this.view(name, totals.get(name)!));
   }
 
   async get(name: string): Promise<PolicyView> {
-    throw new NotFoundException(`Unknown policy "${name}"`);
+    this.known(name);
+    const totals = await this.unavailableOnError(() => this.stats.totals([name]));
+    return this.view(name, totals.get(name)!);
   }
 
-  async update(name: string, _patch: PolicyPatch): Promise<PolicyView> {
-    throw new NotFoundException(`Unknown policy "${name}"`);
+  /** Merges the change into the override, stores it and announces it to every instance. */
+  async update(name: string, patch: PolicyPatch): Promise<PolicyView> {
+    this.known(name);
+    const override = { ...this.registry.override(name), ...patch, updatedAt: Date.now() };
+    await this.unavailableOnError(() => this.overrides.write(name, override));
+    this.registry.applyOverride(name, override);
+    return this.get(name);
   }
 
   async clearOverride(name: string): Promise<PolicyView> {
-    throw new NotFoundException(`Unknown policy "${name}"`);
+    this.known(name);
+    await this.unavailableOnError(() => this.overrides.clear(name));
+    this.registry.applyOverride(name, null);
+    return this.get(name);
   }
 
-  async keys(name: string, _cursor: string | undefined, _count: number): Promise<KeyUsagePage> {
-    throw new NotFoundException(`Unknown policy "${name}"`);
+  /** Live usage per identity under the policy's current algorithm, a SCAN page at a time. */
+  async keys(name: string, cursor: string | undefined, count: number): Promise<KeyUsagePage> {
+    const policy = this.known(name);
+    if (cursor !== undefined && cursor !== '' && !CURSOR.test(cursor)) {
+      throw new BadRequestException('cursor must be a value returned by a previous page');
+    }
+    const match = `${this.config.keys.prefix}:{*}:${policy.name}:${policy.algo}`;
+    const page = await this.unavailableOnError(() => this.store.scan(match, cursor || null, count));
+    const identities = page.keys.map((key) =>
+      decodeKeyPart(key.slice(key.indexOf('{') + 1, key.lastIndexOf('}'))),
+    );
+    const decisions = await this.limiter.peekMany(policy, identities);
+    const capacity = capacityOf(policy);
+    return {
+      items: decisions.map((d, i) => ({
+        identity: identities[i],
+        used: Math.max(0, capacity - d.remaining),
+        remaining: d.remaining,
+        resetMs: d.resetMs,
+      })),
+      cursor: page.cursor,
+    };
   }
 
-  async resetKey(name: string, _identity: string): Promise<void> {
-    throw new NotFoundException(`Unknown policy "${name}"`);
+  async resetKey(name: string, identity: string): Promise<void> {
+    this.known(name);
+    await this.unavailableOnError(() => this.limiter.reset(name, identity));
   }
+
+  private known(name: string): RateLimitPolicy {
+    const policy = this.registry.get(name);
+    if (!policy) throw new NotFoundException(`Unknown rate limit policy "${name}"`);
+    return policy;
+  }
+
+  private view(name: string, stats: PolicyView['stats']): PolicyView {
+    const effective = this.registry.get(name)!;
+    return {
+      name,
+      ...thresholds(effective),
+      routes: routesOf(this.registry.usages(name), {
+        globalPrefix: this.appConfig.getGlobalPrefix(),
+        versioning: this.appConfig.getVersioning(),
+      }),
+      defaults: thresholds(this.registry.defaults(name)!),
+      override: this.registry.override(name),
+      stats,
+    };
+  }
+
+  private async unavailableOnError<T>(action: () => Promise<T>): Promise<T> {
+    try {
+      return await action();
+    } catch (error) {
+      throw new ServiceUnavailableException(`Redis is unavailable: ${(error as Error).message}`);
+    }
+  }
+}
+
+function thresholds(policy: RateLimitPolicy): PolicyThresholds {
+  const { algo, limit, windowMs, burst, mode, enabled } = policy;
+  return { algo, limit, windowMs, burst, mode, enabled };
+}
+
+function capacityOf(policy: RateLimitPolicy): number {
+  return usesBurst(policy.algo) ? policy.burst : policy.limit;
 }

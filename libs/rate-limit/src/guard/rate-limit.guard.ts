@@ -42,7 +42,9 @@ export class RateLimitGuard implements CanActivate {
     if (context.getType() !== 'http') return true;
     const route = this.routes.routeFor(context.getClass(), context.getHandler() as () => unknown);
     if (!route) return true;
-    const verdict = await this.limiter.decide(await this.requests(route, context));
+    const requests = await this.requests(route, context);
+    if (requests.length === 0) return true;
+    const verdict = await this.limiter.decide(requests);
     this.writeHeaders(context, verdict);
     if (verdict.source === 'fail-closed') {
       throw new ServiceUnavailableException('Rate limiting is unavailable');

@@ -46,4 +46,8 @@ export interface RateLimitModuleOptions {
   trustProxy?: TrustProxy;
   /** Header read by `key: 'api-key'`. @default 'x-api-key' */
   apiKeyHeader?: string;
+  /** How often overrides are re-read from Redis (changes through the admin API apply at once). @default 5000 */
+  policyRefreshMs?: number;
+  /** How often per-policy decision counts are added to the totals in Redis. @default 1000 */
+  statsFlushMs?: number;
 }

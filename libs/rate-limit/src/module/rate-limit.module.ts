@@ -1,7 +1,12 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { RateLimitGuard } from '../guard/rate-limit.guard';
-import { RATE_LIMIT_CONFIG, RATE_LIMIT_STORE } from '../rate-limit.constants';
+import { RATE_LIMIT_CONFIG, RATE_LIMIT_OVERRIDES, RATE_LIMIT_STORE } from '../rate-limit.constants';
+import { MemoryPolicyOverrideStore } from '../runtime/memory-policy-override-store';
+import type { PolicyOverrideStore } from '../runtime/policy-override-store';
+import { PolicyStats } from '../runtime/policy-stats.service';
+import { PolicySync } from '../runtime/policy-sync.service';
+import { RedisPolicyOverrideStore } from '../runtime/redis-policy-override-store';
 import { PolicyRegistry } from '../registry/policy-registry';
 import { RouteTable } from '../registry/route-table';
 import { RateLimiterService } from '../service/rate-limiter.service';
@@ -43,8 +48,18 @@ import { resolveModuleOptions, type RateLimitConfig } from './resolve-module-opt
       ): RateLimitStore =>
         connection.client ? new RedisStore(connection.client, config.commandTimeoutMs) : memory,
     },
+    {
+      provide: RATE_LIMIT_OVERRIDES,
+      inject: [RATE_LIMIT_CONFIG, RedisConnection],
+      useFactory: (config: RateLimitConfig, connection: RedisConnection): PolicyOverrideStore =>
+        connection.client
+          ? new RedisPolicyOverrideStore(connection.client, config.keys.prefix)
+          : new MemoryPolicyOverrideStore(),
+    },
     PolicyRegistry,
     RouteTable,
+    PolicySync,
+    PolicyStats,
     RateLimiterService,
     RateLimitGuard,
   ],

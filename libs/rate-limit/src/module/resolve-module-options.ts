@@ -6,6 +6,8 @@ import {
   DEFAULT_API_KEY_HEADER,
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_KEY_PREFIX,
+  DEFAULT_POLICY_REFRESH_MS,
+  DEFAULT_STATS_FLUSH_MS,
 } from '../rate-limit.constants';
 import type {
   HeaderStyle,
@@ -23,6 +25,8 @@ export interface RateLimitConfig {
   readonly headers: HeaderStyle;
   readonly apiKeyHeader: string;
   readonly clientIp: ClientIpResolver;
+  readonly policyRefreshMs: number;
+  readonly statsFlushMs: number;
 }
 
 const WHERE = 'RateLimitModule options';
@@ -62,6 +66,22 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Rate
       `must be an integer from 1 to 60000 (got ${JSON.stringify(timeout)})`,
     );
   }
+  const policyRefreshMs = options.policyRefreshMs ?? DEFAULT_POLICY_REFRESH_MS;
+  if (!Number.isInteger(policyRefreshMs) || policyRefreshMs < 50 || policyRefreshMs > 3_600_000) {
+    throw new RateLimitConfigError(
+      WHERE,
+      'policyRefreshMs',
+      `must be an integer from 50 to 3600000 (got ${JSON.stringify(policyRefreshMs)})`,
+    );
+  }
+  const statsFlushMs = options.statsFlushMs ?? DEFAULT_STATS_FLUSH_MS;
+  if (!Number.isInteger(statsFlushMs) || statsFlushMs < 50 || statsFlushMs > 60_000) {
+    throw new RateLimitConfigError(
+      WHERE,
+      'statsFlushMs',
+      `must be an integer from 50 to 60000 (got ${JSON.stringify(statsFlushMs)})`,
+    );
+  }
   const apiKeyHeader = (options.apiKeyHeader ?? DEFAULT_API_KEY_HEADER).toLowerCase();
   return {
     options,
@@ -77,5 +97,7 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Rate
     headers: oneOf('headers', options.headers, ['standard', 'ietf-draft', 'none'], 'standard'),
     apiKeyHeader,
     clientIp: createClientIpResolver(options.trustProxy),
+    policyRefreshMs,
+    statsFlushMs,
   };
 }

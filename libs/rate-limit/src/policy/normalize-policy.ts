@@ -72,5 +72,6 @@ export function normalizePolicy(
     blockForMs:
       options.blockFor === undefined ? 0 : checkDuration(where, 'blockFor', options.blockFor),
     mode,
+    enabled: true,
   };
 }

@@ -12,4 +12,6 @@ export interface RateLimitPolicy {
   /** 0 when the policy has no penalty. */
   readonly blockForMs: number;
   readonly mode: RateLimitMode;
+  /** A disabled policy is skipped by the guard (set at runtime by operators). */
+  readonly enabled: boolean;
 }

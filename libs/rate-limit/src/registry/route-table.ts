@@ -8,7 +8,7 @@ import { normalizePolicy } from '../policy/normalize-policy';
 import type { RateLimitOptions } from '../policy/rate-limit-options.interface';
 import { RATE_LIMIT_CONFIG, SKIP_RATE_LIMIT_METADATA } from '../rate-limit.constants';
 import type { CompiledRoute, RoutePolicy } from './compiled-route';
-import { PolicyRegistry } from './policy-registry';
+import { PolicyRegistry, type PolicyUsage } from './policy-registry';
 
 type Handler = (...args: unknown[]) => unknown;
 type ControllerClass = abstract new (...args: never[]) => unknown;
@@ -33,7 +33,11 @@ export class RouteTable implements OnModuleInit {
   onModuleInit(): void {
     for (const options of this.config.options.policies ?? []) {
       const where = `module option policies[${JSON.stringify(options.name)}]`;
-      this.registry.register(normalizePolicy(options, options.name, where), where);
+      this.registry.register(
+        normalizePolicy(options, options.name, where),
+        where,
+        options.burst === undefined,
+      );
     }
     for (const wrapper of this.discovery.getControllers()) {
       const cls = wrapper.metatype as ControllerClass | null;
@@ -67,8 +71,9 @@ export class RouteTable implements OnModuleInit {
       declared.set(where, this.config.options.defaultPolicy);
     }
     if (declared.size === 0) return null;
+    const usage = { controller: cls, handler };
     const policies = [...declared].map(([name, options]) =>
-      this.compilePolicy(where, name, options),
+      this.compilePolicy(where, name, options, usage),
     );
     return { policies };
   }
@@ -98,7 +103,12 @@ export class RouteTable implements OnModuleInit {
     return merged;
   }
 
-  private compilePolicy(where: string, name: string, options: RateLimitOptions): RoutePolicy {
+  private compilePolicy(
+    where: string,
+    name: string,
+    options: RateLimitOptions,
+    usage: PolicyUsage,
+  ): RoutePolicy {
     if (
       options.cost !== undefined &&
       typeof options.cost !== 'number' &&
@@ -119,7 +129,7 @@ export class RouteTable implements OnModuleInit {
       );
     }
     const policy = normalizePolicy(options, name, where);
-    this.registry.register(policy, where);
+    this.registry.register(policy, where, options.burst === undefined, usage);
     const { clientIp, apiKeyHeader } = this.config;
     return {
       name,

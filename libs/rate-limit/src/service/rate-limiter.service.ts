@@ -8,6 +8,7 @@ import { RATE_LIMIT_ALGORITHMS } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { RATE_LIMIT_CONFIG, RATE_LIMIT_STORE } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
+import { PolicyStats } from '../runtime/policy-stats.service';
 import { MemoryStore } from '../store/memory/memory-store';
 import type {
   RateLimitStore,
@@ -50,6 +51,7 @@ export class RateLimiterService implements OnModuleDestroy {
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     private readonly registry: PolicyRegistry,
     private readonly insurance: MemoryStore,
+    private readonly stats: PolicyStats,
   ) {}
 
   /** Charges `cost` to `identity` under a registered policy. */
@@ -89,8 +91,26 @@ export class RateLimiterService implements OnModuleDestroy {
   }
 
   /** Every policy of one request, all-or-nothing. */
-  decide(requests: readonly PolicyRequest[], options?: DecideOptions): Promise<RateLimitVerdict> {
-    return this.run('consume', requests, options);
+  async decide(
+    requests: readonly PolicyRequest[],
+    options?: DecideOptions,
+  ): Promise<RateLimitVerdict> {
+    const verdict = await this.run('consume', requests, options);
+    this.stats.record(verdict);
+    return verdict;
+  }
+
+  /** The standing of several identities under one policy (admin listing), without charging. */
+  async peekMany(
+    policy: RateLimitPolicy,
+    identities: readonly string[],
+  ): Promise<RateLimitDecision[]> {
+    const verdicts = await Promise.all(
+      identities.map((identity) => this.run('peek', [{ policy, identity, cost: 0 }])),
+    );
+    return verdicts.map(
+      (verdict, i) => verdict.decisions[0] ?? this.undecided(policy.name, verdict, identities[i]),
+    );
   }
 
   onModuleDestroy(): void {
@@ -225,7 +245,11 @@ export class RateLimiterService implements OnModuleDestroy {
     return { allowed: replies.every((r) => r.admitted), decisions, source };
   }
 
-  private undecided(policy: string, verdict: RateLimitVerdict): RateLimitDecision {
+  private undecided(
+    policy: string,
+    verdict: RateLimitVerdict,
+    _identity?: string,
+  ): RateLimitDecision {
     const allowed = verdict.source === 'fail-open';
     return {
       policy,

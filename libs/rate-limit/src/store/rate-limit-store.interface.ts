@@ -36,4 +36,14 @@ export interface RateLimitStore {
   readonly kind: 'redis' | 'memory';
   decide(op: StoreOp, entries: readonly StoreEntry[], nowUs?: number): Promise<StoreReply>;
   delete(keys: readonly string[]): Promise<void>;
+  /**
+   * Keys matching a glob (`*` only), a page at a time without blocking the store; `cursor` null
+   * starts, and a null cursor in the reply ends. A page may hold more or fewer than `count`.
+   */
+  scan(match: string, cursor: string | null, count: number): Promise<ScanPage>;
+}
+
+export interface ScanPage {
+  readonly keys: string[];
+  readonly cursor: string | null;
 }

@@ -52,6 +52,18 @@ export class MemoryKeyspace {
     return this.slots.size;
   }
 
+  /** Live keys from position `start` in insertion order, and where the next page starts. */
+  page(start: number, size: number): { keys: string[]; next: number | null } {
+    const keys: string[] = [];
+    let index = 0;
+    for (const [key, slot] of this.slots) {
+      if (index++ < start) continue;
+      if (keys.length === size) return { keys, next: index - 1 };
+      if (slot.expiresAtMs > this.clockMs()) keys.push(key);
+    }
+    return { keys, next: null };
+  }
+
   sweep(): void {
     const nowMs = this.clockMs();
     for (const [key, slot] of this.slots) {

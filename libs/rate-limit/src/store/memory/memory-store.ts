@@ -5,6 +5,7 @@ import type {
   StoreEntry,
   StoreOp,
   StoreOutcome,
+  ScanPage,
   StoreReply,
 } from '../rate-limit-store.interface';
 import { MEMORY_ALGORITHMS } from './algorithms';
@@ -42,6 +43,16 @@ export class MemoryStore implements RateLimitStore {
 
   async delete(keys: readonly string[]): Promise<void> {
     for (const key of keys) this.keyspace.del(key);
+  }
+
+  async scan(match: string, cursor: string | null, count: number): Promise<ScanPage> {
+    const pattern = new RegExp(`^${match.split('*').map(escapeRegExp).join('.*')}$`);
+    const start = cursor === null ? 0 : Number(cursor);
+    const { keys, next } = this.keyspace.page(start, count * 10);
+    return {
+      keys: keys.filter((key) => pattern.test(key)),
+      cursor: next === null ? null : String(next),
+    };
   }
 
   close(): void {
@@ -114,4 +125,8 @@ function toOutcome(st: Checked): StoreOutcome {
     retryAfterMs: toMs(st.retryAfterUs),
     reason: st.reason,
   };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -1,7 +1,9 @@
+import { Cluster, type Redis } from 'ioredis';
 import { RateLimitStoreError } from '../../errors/rate-limit-store.error';
 import type {
   RateLimitStore,
   ReasonCode,
+  ScanPage,
   StoreEntry,
   StoreOp,
   StoreOutcome,
@@ -12,6 +14,10 @@ import type { RedisClient, RedisScript } from './redis-script';
 import { withTimeout } from './with-timeout';
 
 const FIELDS_PER_OUTCOME = 5;
+/** Keys examined per SCAN call, and calls per page: bounded work, never a blocking command. */
+const SCAN_COUNT = 1_000;
+const MAX_SCAN_CALLS = 20;
+const SCAN_TIMEOUT_MS = 2_000;
 
 /**
  * Decides in Redis: one EVALSHA per identity, bounded by the command timeout. A client that is
@@ -46,6 +52,27 @@ export class RedisStore implements RateLimitStore {
   async delete(keys: readonly string[]): Promise<void> {
     // One DEL per key: on a cluster, keys of different identities live in different slots.
     await this.send(() => Promise.all(keys.map((key) => this.client.del(key))));
+  }
+
+  async scan(match: string, cursor: string | null, count: number): Promise<ScanPage> {
+    // A cluster is scanned master by master; the cursor says which master and where in it.
+    const nodes = this.client instanceof Cluster ? sortedMasters(this.client) : [this.client];
+    let [node, nodeCursor] = parseCursor(cursor);
+    const keys: string[] = [];
+    for (
+      let calls = 0;
+      node < nodes.length && keys.length < count && calls < MAX_SCAN_CALLS;
+      calls++
+    ) {
+      const [next, found] = await withTimeout(
+        nodes[node].scan(nodeCursor, 'MATCH', match, 'COUNT', SCAN_COUNT),
+        SCAN_TIMEOUT_MS,
+      );
+      keys.push(...found);
+      if (next === '0') [node, nodeCursor] = [node + 1, '0'];
+      else nodeCursor = next;
+    }
+    return { keys, cursor: node >= nodes.length ? null : `${node}:${nodeCursor}` };
   }
 
   private async send<T>(command: () => Promise<T>): Promise<T> {
@@ -84,4 +111,16 @@ function parseReply(reply: unknown, count: number): StoreReply {
     });
   }
   return { admitted: reply[0] === 1, outcomes };
+}
+
+function sortedMasters(cluster: Cluster): Redis[] {
+  const id = (node: Redis) => `${node.options.host}:${node.options.port}`;
+  return cluster.nodes('master').sort((a, b) => id(a).localeCompare(id(b)));
+}
+
+function parseCursor(cursor: string | null): [number, string] {
+  const match = cursor === null ? null : /^(\d+):(\d+)$/.exec(cursor);
+  if (cursor !== null && !match)
+    throw new RateLimitStoreError('error', `Invalid scan cursor ${JSON.stringify(cursor)}`);
+  return match ? [Number(match[1]), match[2]] : [0, '0'];
 }

@@ -1,0 +1,29 @@
+import type { PolicyOverride } from '../admin/policy-view.interface';
+import { encodeOverride } from './policy-override-codec';
+import type { OverrideListener, PolicyOverrideStore } from './policy-override-store';
+
+/** Overrides for a single instance without Redis: kept and announced in this process. */
+export class MemoryPolicyOverrideStore implements PolicyOverrideStore {
+  private readonly hashes = new Map<string, Record<string, string>>();
+  private listener?: OverrideListener;
+
+  async readAll(names: readonly string[]): Promise<Map<string, Record<string, string>>> {
+    return new Map(names.map((name) => [name, { ...(this.hashes.get(name) ?? {}) }]));
+  }
+
+  async write(name: string, override: PolicyOverride): Promise<void> {
+    this.hashes.set(name, encodeOverride(override));
+    this.listener?.(name, override);
+  }
+
+  async clear(name: string): Promise<void> {
+    this.hashes.delete(name);
+    this.listener?.(name, null);
+  }
+
+  subscribe(listener: OverrideListener): void {
+    this.listener = listener;
+  }
+
+  async close(): Promise<void> {}
+}

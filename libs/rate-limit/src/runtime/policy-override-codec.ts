@@ -1,0 +1,52 @@
+import type { PolicyOverride } from '../admin/policy-view.interface';
+import { MAX_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS } from '../policy/policy-limits';
+import { isRateLimitAlgorithm } from '../policy/rate-limit-algorithm';
+
+export interface ParsedOverride {
+  /** Null when the hash holds no valid field. */
+  readonly override: PolicyOverride | null;
+  /** One line per field that was ignored, for the warning. */
+  readonly problems: string[];
+}
+
+const integerIn = (min: number, max: number) => (raw: string) => {
+  const n = Number(raw);
+  return /^\d+$/.test(raw) && n >= min && n <= max ? n : undefined;
+};
+
+const PARSERS: Record<keyof PolicyOverride, (raw: string) => unknown> = {
+  algo: (raw) => (isRateLimitAlgorithm(raw) ? raw : undefined),
+  limit: integerIn(1, MAX_LIMIT),
+  burst: integerIn(1, MAX_LIMIT),
+  windowMs: integerIn(MIN_WINDOW_MS, MAX_WINDOW_MS),
+  mode: (raw) => (raw === 'enforce' || raw === 'shadow' ? raw : undefined),
+  enabled: (raw) => ({ true: true, '1': true, false: false, '0': false })[raw],
+  updatedAt: integerIn(0, Number.MAX_SAFE_INTEGER),
+};
+
+/**
+ * Reads the hash `<prefix>:policy:<name>`, which operators may also write with redis-cli.
+ * Invalid or unknown fields are dropped and reported; valid ones still apply.
+ */
+export function parseOverrideHash(hash: Record<string, string>): ParsedOverride {
+  const override: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [field, raw] of Object.entries(hash)) {
+    const parse = PARSERS[field as keyof PolicyOverride] as ((raw: string) => unknown) | undefined;
+    const value = parse?.(raw);
+    if (value === undefined)
+      problems.push(`${field}=${JSON.stringify(raw)}${parse ? '' : ' (unknown field)'}`);
+    else override[field] = value;
+  }
+  const useful = Object.keys(override).some((field) => field !== 'updatedAt');
+  return { override: useful ? (override as PolicyOverride) : null, problems };
+}
+
+/** The hash fields of an override, as strings. */
+export function encodeOverride(override: PolicyOverride): Record<string, string> {
+  const hash: Record<string, string> = {};
+  for (const [field, value] of Object.entries(override)) {
+    if (value !== undefined) hash[field] = String(value);
+  }
+  return hash;
+}

@@ -1,0 +1,20 @@
+import type { PolicyOverride } from '../admin/policy-view.interface';
+
+/** Someone (maybe another instance) changed a policy's override; null means removed. */
+export type OverrideListener = (name: string, override: PolicyOverride | null) => void;
+
+/**
+ * Where overrides live: Redis hashes `<prefix>:policy:<name>` shared by every instance (and
+ * announced on Pub/Sub), or this process alone when no Redis is configured.
+ */
+export interface PolicyOverrideStore {
+  /** Raw hash contents per name; a missing hash is an empty object. */
+  readAll(names: readonly string[]): Promise<Map<string, Record<string, string>>>;
+  /** Replaces the override and tells every instance. */
+  write(name: string, override: PolicyOverride): Promise<void>;
+  /** Removes the override and tells every instance. */
+  clear(name: string): Promise<void>;
+  /** Starts listening for changes announced by any instance (this one included). */
+  subscribe(listener: OverrideListener): void;
+  close(): Promise<void>;
+}

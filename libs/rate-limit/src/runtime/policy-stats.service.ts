@@ -1,0 +1,106 @@
+import {
+  Inject,
+  Injectable,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import type { PolicyStatsView } from '../admin/policy-view.interface';
+import type { RateLimitVerdict } from '../decision/rate-limit-decision.interface';
+import type { RateLimitConfig } from '../module/resolve-module-options';
+import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
+import { RedisConnection } from '../store/redis/redis-connection';
+import { withTimeout } from '../store/redis/with-timeout';
+
+type Counts = PolicyStatsView;
+const FIELDS: readonly (keyof Counts)[] = ['allowed', 'rejected', 'shadowRejected'];
+const READ_TIMEOUT_MS = 2_000;
+
+const zero = (): Counts => ({ allowed: 0, rejected: 0, shadowRejected: 0 });
+
+/**
+ * Decision totals per policy across all instances. Requests only bump counters in memory; a
+ * timer adds them to `<prefix>:stats:<name>` hashes in Redis (HINCRBY), off the request path.
+ */
+@Injectable()
+export class PolicyStats implements OnApplicationBootstrap, OnModuleDestroy {
+  private pending = new Map<string, Counts>();
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
+    private readonly connection: RedisConnection,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.connection.client) {
+      this.timer = setInterval(() => void this.flush(), this.config.statsFlushMs).unref();
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  /** Counts a consumed request: admitted policies as allowed, rejecting ones by mode. */
+  record(verdict: RateLimitVerdict): void {
+    for (const d of verdict.decisions) {
+      const field: keyof Counts | undefined = !d.allowed
+        ? d.shadow
+          ? 'shadowRejected'
+          : 'rejected'
+        : verdict.allowed
+          ? 'allowed'
+          : undefined;
+      if (!field) continue;
+      let counts = this.pending.get(d.policy);
+      if (!counts) this.pending.set(d.policy, (counts = zero()));
+      counts[field]++;
+    }
+  }
+
+  /** Totals across instances, plus what this instance has not flushed yet. */
+  async totals(names: readonly string[]): Promise<Map<string, Counts>> {
+    const client = this.connection.client;
+    const stored = client
+      ? await withTimeout(
+          Promise.all(names.map((name) => client.hgetall(this.key(name)))),
+          READ_TIMEOUT_MS,
+        )
+      : names.map(() => ({}) as Record<string, string>);
+    return new Map(
+      names.map((name, i) => {
+        const local = this.pending.get(name) ?? zero();
+        const totals = zero();
+        for (const field of FIELDS) totals[field] = Number(stored[i][field] ?? 0) + local[field];
+        return [name, totals];
+      }),
+    );
+  }
+
+  /** Adds pending counts to Redis; on failure they are kept for the next flush. */
+  async flush(): Promise<void> {
+    const client = this.connection.client;
+    if (!client || this.pending.size === 0 || client.status !== 'ready') return;
+    const batch = this.pending;
+    this.pending = new Map();
+    try {
+      await withTimeout(
+        Promise.all(
+          [...batch].flatMap(([name, counts]) =>
+            FIELDS.filter((f) => counts[f] > 0).map((f) =>
+              client.hincrby(this.key(name), f, counts[f]),
+            ),
+          ),
+        ),
+        READ_TIMEOUT_MS,
+      );
+    } catch {
+      // Outcome unknown for some increments: keep it simple and do not re-add (never double count).
+    }
+  }
+
+  private key(name: string): string {
+    return `${this.config.keys.prefix}:stats:${name}`;
+  }
+}

@@ -1,0 +1,74 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import type { PolicyOverride } from '../admin/policy-view.interface';
+import type { RateLimitConfig } from '../module/resolve-module-options';
+import { RATE_LIMIT_CONFIG, RATE_LIMIT_OVERRIDES } from '../rate-limit.constants';
+import { PolicyRegistry } from '../registry/policy-registry';
+import { parseOverrideHash } from './policy-override-codec';
+import type { PolicyOverrideStore } from './policy-override-store';
+
+/**
+ * Keeps every instance's in-memory policies in line with the overrides: applied at once when a
+ * change is announced (admin API), and re-read every `policyRefreshMs` so hashes written with
+ * redis-cli, missed messages and a Redis that lost its data are caught up with.
+ */
+@Injectable()
+export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('RateLimit');
+  private readonly warned = new Set<string>();
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly registry: PolicyRegistry,
+    @Inject(RATE_LIMIT_OVERRIDES) private readonly overrides: PolicyOverrideStore,
+    @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.overrides.subscribe((name, override) => this.apply(name, override));
+    await this.refresh();
+    this.timer = setInterval(() => void this.refresh(), this.config.policyRefreshMs).unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.overrides.close();
+  }
+
+  /** Re-reads every override; on failure the policies in memory stay as they are. */
+  async refresh(): Promise<void> {
+    let hashes: Map<string, Record<string, string>>;
+    try {
+      hashes = await this.overrides.readAll(this.registry.names());
+    } catch (error) {
+      this.warnOnce('refresh', `Could not read policy overrides: ${(error as Error).message}`);
+      return;
+    }
+    this.warned.delete('refresh');
+    for (const [name, hash] of hashes) {
+      const { override, problems } = parseOverrideHash(hash);
+      if (problems.length > 0) {
+        this.warnOnce(
+          `${name}:${problems.join(',')}`,
+          `Ignored invalid fields in the override of "${name}": ${problems.join(', ')}`,
+        );
+      }
+      this.apply(name, override);
+    }
+  }
+
+  private apply(name: string, override: PolicyOverride | null): void {
+    if (this.registry.has(name)) this.registry.applyOverride(name, override);
+  }
+
+  private warnOnce(key: string, message: string): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.logger.warn(message);
+  }
+}

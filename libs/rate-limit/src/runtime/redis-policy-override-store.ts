@@ -1,0 +1,100 @@
+import { Logger } from '@nestjs/common';
+import { Cluster, type Redis } from 'ioredis';
+import { withTimeout } from '../store/redis/with-timeout';
+import type { PolicyOverride } from '../admin/policy-view.interface';
+import type { RedisClient } from '../store/redis/redis-script';
+import { encodeOverride, parseOverrideHash } from './policy-override-codec';
+import type { OverrideListener, PolicyOverrideStore } from './policy-override-store';
+
+/** Operator actions and background reads may wait longer than a request decision. */
+const ADMIN_TIMEOUT_MS = 2_000;
+
+interface ChangeMessage {
+  name: string;
+  override: PolicyOverride | null;
+}
+
+/**
+ * Overrides in Redis hashes, announced on `<prefix>:policy-changes` with the new override in the
+ * message, so other instances apply it without another round trip. A separate subscriber
+ * connection is used (a subscribed connection can run no other command).
+ */
+export class RedisPolicyOverrideStore implements PolicyOverrideStore {
+  private readonly logger = new Logger('RateLimit');
+  private subscriber?: RedisClient;
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly prefix: string,
+  ) {}
+
+  private get channel(): string {
+    return `${this.prefix}:policy-changes`;
+  }
+
+  hashKey(name: string): string {
+    return `${this.prefix}:policy:${name}`;
+  }
+
+  async readAll(names: readonly string[]): Promise<Map<string, Record<string, string>>> {
+    // One HGETALL per key: on a cluster the hashes live in different slots.
+    const hashes = await withTimeout(
+      Promise.all(names.map((name) => this.client.hgetall(this.hashKey(name)))),
+      ADMIN_TIMEOUT_MS,
+    );
+    return new Map(names.map((name, i) => [name, hashes[i]]));
+  }
+
+  async write(name: string, override: PolicyOverride): Promise<void> {
+    const key = this.hashKey(name);
+    await withTimeout(
+      this.client.multi().del(key).hset(key, encodeOverride(override)).exec(),
+      ADMIN_TIMEOUT_MS,
+    );
+    await this.publish({ name, override });
+  }
+
+  async clear(name: string): Promise<void> {
+    await withTimeout(this.client.del(this.hashKey(name)), ADMIN_TIMEOUT_MS);
+    await this.publish({ name, override: null });
+  }
+
+  subscribe(listener: OverrideListener): void {
+    // Unlike the request path, the subscriber may queue while (re)connecting: it never blocks a request.
+    const queueing = { enableOfflineQueue: true, maxRetriesPerRequest: null };
+    const subscriber =
+      this.client instanceof Cluster
+        ? this.client.duplicate([], { enableOfflineQueue: true, redisOptions: queueing })
+        : this.client.duplicate(queueing);
+    this.subscriber = subscriber;
+    subscriber.on('error', () => undefined);
+    subscriber.on('message', (_channel: string, raw: string) => this.onMessage(raw, listener));
+    (subscriber as Redis).subscribe(this.channel).catch((error: Error) => {
+      this.logger.warn(
+        `Could not subscribe to ${this.channel}: ${error.message}; relying on the refresh interval`,
+      );
+    });
+  }
+
+  async close(): Promise<void> {
+    const subscriber = this.subscriber;
+    this.subscriber = undefined;
+    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
+  }
+
+  private async publish(message: ChangeMessage): Promise<void> {
+    await withTimeout(this.client.publish(this.channel, JSON.stringify(message)), ADMIN_TIMEOUT_MS);
+  }
+
+  private onMessage(raw: string, listener: OverrideListener): void {
+    try {
+      const message = JSON.parse(raw) as ChangeMessage;
+      if (typeof message.name !== 'string') return;
+      const override =
+        message.override && parseOverrideHash(encodeOverride(message.override)).override;
+      listener(message.name, override ?? null);
+    } catch {
+      this.logger.warn(`Ignored a malformed message on ${this.channel}`);
+    }
+  }
+}
