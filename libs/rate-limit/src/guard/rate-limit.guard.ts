@@ -60,17 +60,22 @@ export class RateLimitGuard implements CanActivate {
     return true;
   }
 
+  /** The enabled policies of the route, with their identities and costs. */
   protected async requests(
     route: CompiledRoute,
     context: ExecutionContext,
   ): Promise<PolicyRequest[]> {
-    return Promise.all(
-      route.policies.map(async ({ name, cost, identity }) => ({
-        policy: this.registry.get(name)!,
+    const requests: PolicyRequest[] = [];
+    for (const { name, cost, identity } of route.policies) {
+      const policy = this.registry.get(name)!;
+      if (!policy.enabled) continue;
+      requests.push({
+        policy,
         identity: await identity(context),
         cost: typeof cost === 'number' ? cost : checkedCost(name, cost(context)),
-      })),
-    );
+      });
+    }
+    return requests;
   }
 
   protected writeHeaders(context: ExecutionContext, verdict: RateLimitVerdict): void {

@@ -67,9 +67,12 @@ import { resolveModuleOptions, type RateLimitConfig } from './resolve-module-opt
     RateLimiterService,
     RateLimitGuard,
     PolicyRegistry,
+    PolicyStats,
+    PolicySync,
     RouteTable,
     RATE_LIMIT_CONFIG,
     RATE_LIMIT_STORE,
+    RATE_LIMIT_OVERRIDES,
     RedisConnection,
   ],
 })

@@ -21,7 +21,7 @@ export class MemoryPolicyOverrideStore implements PolicyOverrideStore {
     this.listener?.(name, null);
   }
 
-  subscribe(listener: OverrideListener): void {
+  async subscribe(listener: OverrideListener): Promise<void> {
     this.listener = listener;
   }
 

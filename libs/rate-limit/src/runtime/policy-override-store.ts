@@ -14,7 +14,10 @@ export interface PolicyOverrideStore {
   write(name: string, override: PolicyOverride): Promise<void>;
   /** Removes the override and tells every instance. */
   clear(name: string): Promise<void>;
-  /** Starts listening for changes announced by any instance (this one included). */
-  subscribe(listener: OverrideListener): void;
+  /**
+   * Starts listening for changes announced by any instance (this one included); resolves once
+   * listening, or after `waitMs` (the refresh interval covers a late subscription).
+   */
+  subscribe(listener: OverrideListener, waitMs: number): Promise<void>;
   close(): Promise<void>;
 }

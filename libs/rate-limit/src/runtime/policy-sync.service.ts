@@ -12,6 +12,9 @@ import { PolicyRegistry } from '../registry/policy-registry';
 import { parseOverrideHash } from './policy-override-codec';
 import type { PolicyOverrideStore } from './policy-override-store';
 
+/** How long bootstrap waits for the Pub/Sub subscription before going on without it. */
+const SUBSCRIBE_WAIT_MS = 1_000;
+
 /**
  * Keeps every instance's in-memory policies in line with the overrides: applied at once when a
  * change is announced (admin API), and re-read every `policyRefreshMs` so hashes written with
@@ -30,7 +33,7 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.overrides.subscribe((name, override) => this.apply(name, override));
+    await this.overrides.subscribe((name, override) => this.apply(name, override), SUBSCRIBE_WAIT_MS);
     await this.refresh();
     this.timer = setInterval(() => void this.refresh(), this.config.policyRefreshMs).unref();
   }

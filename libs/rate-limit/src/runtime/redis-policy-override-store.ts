@@ -59,7 +59,7 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
     await this.publish({ name, override: null });
   }
 
-  subscribe(listener: OverrideListener): void {
+  async subscribe(listener: OverrideListener, waitMs: number): Promise<void> {
     // Unlike the request path, the subscriber may queue while (re)connecting: it never blocks a request.
     const queueing = { enableOfflineQueue: true, maxRetriesPerRequest: null };
     const subscriber =
@@ -69,10 +69,9 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
     this.subscriber = subscriber;
     subscriber.on('error', () => undefined);
     subscriber.on('message', (_channel: string, raw: string) => this.onMessage(raw, listener));
-    (subscriber as Redis).subscribe(this.channel).catch((error: Error) => {
-      this.logger.warn(
-        `Could not subscribe to ${this.channel}: ${error.message}; relying on the refresh interval`,
-      );
+    const subscribed = (subscriber as Redis).subscribe(this.channel).then(() => undefined);
+    await withTimeout(subscribed, waitMs).catch((error: Error) => {
+      this.logger.warn(`Not yet subscribed to ${this.channel} (${error.message}); relying on the refresh interval until then`);
     });
   }
 

@@ -14,8 +14,7 @@ import type { RedisClient, RedisScript } from './redis-script';
 import { withTimeout } from './with-timeout';
 
 const FIELDS_PER_OUTCOME = 5;
-/** Keys examined per SCAN call, and calls per page: bounded work, never a blocking command. */
-const SCAN_COUNT = 1_000;
+/** SCAN calls per page (each examines about `count` keys): bounded work, never a blocking command. */
 const MAX_SCAN_CALLS = 20;
 const SCAN_TIMEOUT_MS = 2_000;
 
@@ -65,7 +64,7 @@ export class RedisStore implements RateLimitStore {
       calls++
     ) {
       const [next, found] = await withTimeout(
-        nodes[node].scan(nodeCursor, 'MATCH', match, 'COUNT', SCAN_COUNT),
+        nodes[node].scan(nodeCursor, 'MATCH', match, 'COUNT', count),
         SCAN_TIMEOUT_MS,
       );
       keys.push(...found);
