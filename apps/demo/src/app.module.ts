@@ -1,10 +1,18 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { APP_GUARD } from '@nestjs/core';
-import { RateLimitGuard, RateLimitModule } from '@app/rate-limit';
+import { TerminusModule } from '@nestjs/terminus';
+import {
+  RateLimitAdminModule,
+  RateLimitGuard,
+  RateLimitHealthModule,
+  RateLimitModule,
+} from '@app/rate-limit';
+import { resolveAdminToken } from './admin/admin-token';
 import { AlgorithmsController } from './api/algorithms.controller';
 import { ShowcaseController } from './api/showcase.controller';
 import { validateDemoEnv, type DemoConfig } from './config/demo-config';
+import { HealthController } from './health/health.controller';
 import { demoRedisConnection } from './redis/demo-redis-connection';
 
 /**
@@ -35,8 +43,17 @@ export class AppModule {
             };
           },
         }),
+        RateLimitAdminModule.forRootAsync({
+          inject: [ConfigService],
+          useFactory: (config: ConfigService) => ({
+            token: resolveAdminToken(config.getOrThrow<DemoConfig>('demo')),
+          }),
+          path: 'admin',
+        }),
+        TerminusModule,
+        RateLimitHealthModule,
       ],
-      controllers: [AlgorithmsController, ShowcaseController],
+      controllers: [AlgorithmsController, ShowcaseController, HealthController],
       providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
     };
   }

@@ -4,13 +4,15 @@ import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import type { DemoConfig } from './config/demo-config';
+import { setupSwagger } from './swagger';
 
 async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(AppModule.forRoot());
   app.enableShutdownHooks();
+  setupSwagger(app);
   const { port } = app.get(ConfigService).getOrThrow<DemoConfig>('demo');
   await app.listen(port);
-  new Logger('Demo').log(`Listening on http://localhost:${port}`);
+  new Logger('Demo').log(`Listening on http://localhost:${port} (API docs at /docs)`);
 }
 
 void bootstrap();

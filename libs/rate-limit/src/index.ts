@@ -48,3 +48,36 @@ export type {
   StoreReply,
 } from './store/rate-limit-store.interface';
 export { RATE_LIMIT_STORE } from './rate-limit.constants';
+// Admin API over HTTP and the health indicator
+export { RateLimitAdminModule } from './admin/rate-limit-admin.module';
+export type {
+  RateLimitAdminModuleExtras,
+  RateLimitAdminModuleOptions,
+} from './admin/rate-limit-admin-options.interface';
+export { RateLimitAdminController } from './admin/rate-limit-admin.controller';
+export { RateLimitAdminService } from './admin/rate-limit-admin.service';
+export type {
+  KeyUsage,
+  KeyUsagePage,
+  PolicyOverride,
+  PolicyPatch,
+  PolicyRoute,
+  PolicyStatsView,
+  PolicyThresholds,
+  PolicyView,
+} from './admin/policy-view.interface';
+export { UpdatePolicyDto } from './admin/dto/update-policy.dto';
+export { ListKeysQueryDto } from './admin/dto/list-keys-query.dto';
+export {
+  PolicyOverrideDto,
+  PolicyRouteDto,
+  PolicyStatsDto,
+  PolicyThresholdsDto,
+  PolicyViewDto,
+} from './admin/dto/policy-view.dto';
+export { KeyUsageDto, KeyUsagePageDto } from './admin/dto/key-usage.dto';
+export {
+  RateLimitHealthIndicator,
+  type RedisPingCheckOptions,
+} from './health/redis-health.indicator';
+export { RateLimitHealthModule } from './health/rate-limit-health.module';

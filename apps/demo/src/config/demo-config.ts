@@ -11,6 +11,8 @@ export interface DemoConfig {
   keyPrefix: string;
   commandTimeoutMs: number;
   trustProxy: boolean;
+  /** Bearer token of the admin API; undefined means one is generated at start (and logged once). */
+  adminToken?: string;
 }
 
 const ON_REDIS_ERROR: readonly OnRedisError[] = ['memory', 'open', 'closed'];
@@ -56,6 +58,10 @@ export function validateDemoEnv(env: Record<string, string | undefined>): { demo
       `RATE_LIMIT_ON_REDIS_ERROR must be one of ${ON_REDIS_ERROR.join(', ')} (got ${JSON.stringify(onRedisError)})`,
     );
   }
+  const adminToken = env.ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && /\s/.test(adminToken)) {
+    throw new Error('ADMIN_TOKEN must not contain whitespace (it is sent as a Bearer token)');
+  }
   return {
     demo: {
       port: integer('PORT', env.PORT, 3000, 0, 65535),
@@ -67,6 +73,7 @@ export function validateDemoEnv(env: Record<string, string | undefined>): { demo
       keyPrefix: env.RATE_LIMIT_KEY_PREFIX || 'rl',
       commandTimeoutMs: integer('RATE_LIMIT_TIMEOUT_MS', env.RATE_LIMIT_TIMEOUT_MS, 100, 1, 60_000),
       trustProxy: env.TRUST_PROXY === 'true',
+      adminToken,
     },
   };
 }

@@ -34,6 +34,7 @@ describe('normalizePolicy', () => {
       burst: 5,
       blockForMs: 0,
       mode: 'enforce',
+      enabled: true,
     });
   });
 
@@ -59,6 +60,7 @@ describe('normalizePolicy', () => {
       burst: 20,
       blockForMs: 3_600_000,
       mode: 'shadow',
+      enabled: true,
     });
   });
 

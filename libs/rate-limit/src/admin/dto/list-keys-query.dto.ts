@@ -1,0 +1,37 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsOptionalNotNull } from './window.validators';
+
+export const MAX_KEYS_PAGE = 1000;
+export const DEFAULT_KEYS_PAGE = 100;
+
+/**
+ * Query of `GET /admin/policies/:name/keys`.
+ * @publicApi
+ */
+export class ListKeysQueryDto {
+  @ApiPropertyOptional({
+    description: 'The `cursor` of the previous page; omit it for the first page.',
+    example: '1739',
+    maxLength: 4096,
+  })
+  @IsOptionalNotNull()
+  @IsString()
+  @MaxLength(4096)
+  cursor?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'How many keys to look at per page (a SCAN COUNT hint: a page may hold fewer items).',
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_KEYS_PAGE,
+    default: DEFAULT_KEYS_PAGE,
+  })
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_KEYS_PAGE)
+  count: number = DEFAULT_KEYS_PAGE;
+}

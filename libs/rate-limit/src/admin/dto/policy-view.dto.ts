@@ -1,0 +1,131 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MAX_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS } from '../../policy/policy-limits';
+import { RATE_LIMIT_ALGORITHMS, type RateLimitAlgorithm } from '../../policy/rate-limit-algorithm';
+import type { RateLimitMode } from '../../policy/rate-limit-options.interface';
+import type {
+  PolicyOverride,
+  PolicyRoute,
+  PolicyStatsView,
+  PolicyThresholds,
+  PolicyView,
+} from '../policy-view.interface';
+import { RATE_LIMIT_MODES } from './update-policy.dto';
+
+// Response shapes of the admin API, for Swagger only: handlers return the service's plain objects.
+
+/** @publicApi */
+export class PolicyThresholdsDto implements PolicyThresholds {
+  @ApiProperty({ enum: RATE_LIMIT_ALGORITHMS, example: 'sliding-window' })
+  algo!: RateLimitAlgorithm;
+
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, example: 5 })
+  limit!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: MIN_WINDOW_MS,
+    maximum: MAX_WINDOW_MS,
+    example: 10_000,
+    description: 'Window in milliseconds.',
+  })
+  windowMs!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_LIMIT,
+    example: 5,
+    description: 'Capacity of the bucket algorithms and GCRA (equals `limit` unless set).',
+  })
+  burst!: number;
+
+  @ApiProperty({ enum: RATE_LIMIT_MODES, example: 'enforce' })
+  mode!: RateLimitMode;
+
+  @ApiProperty({ example: true })
+  enabled!: boolean;
+}
+
+/** The fields set in the policy's Redis hash; absent ones come from the decorator defaults. */
+export class PolicyOverrideDto implements PolicyOverride {
+  @ApiPropertyOptional({ enum: RATE_LIMIT_ALGORITHMS, example: 'token-bucket' })
+  algo?: RateLimitAlgorithm;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, example: 50 })
+  limit?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: MIN_WINDOW_MS,
+    maximum: MAX_WINDOW_MS,
+    example: 60_000,
+  })
+  windowMs?: number;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, example: 10 })
+  burst?: number;
+
+  @ApiPropertyOptional({ enum: RATE_LIMIT_MODES, example: 'shadow' })
+  mode?: RateLimitMode;
+
+  @ApiPropertyOptional({ example: true })
+  enabled?: boolean;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'When the override was last written, in ms since the Unix epoch.',
+    example: 1_767_225_600_000,
+  })
+  updatedAt?: number;
+}
+
+/** @publicApi */
+export class PolicyRouteDto implements PolicyRoute {
+  @ApiProperty({ example: 'GET' })
+  method!: string;
+
+  @ApiProperty({ example: '/api/sliding-window' })
+  path!: string;
+}
+
+/** @publicApi */
+export class PolicyStatsDto implements PolicyStatsView {
+  @ApiProperty({
+    type: 'integer',
+    description: 'Requests admitted, on every instance.',
+    example: 42,
+  })
+  allowed!: number;
+
+  @ApiProperty({ type: 'integer', description: 'Requests rejected (429).', example: 3 })
+  rejected!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'Requests a shadow-mode policy would have rejected (let through).',
+    example: 0,
+  })
+  shadowRejected!: number;
+}
+
+/** One policy with its effective thresholds (defaults merged with the override). @publicApi */
+export class PolicyViewDto extends PolicyThresholdsDto implements PolicyView {
+  @ApiProperty({ example: 'demo.sliding-window' })
+  name!: string;
+
+  @ApiProperty({ type: [PolicyRouteDto], description: 'Routes this policy limits.' })
+  routes!: PolicyRouteDto[];
+
+  @ApiProperty({ type: PolicyThresholdsDto, description: 'The values declared in code.' })
+  defaults!: PolicyThresholdsDto;
+
+  @ApiProperty({
+    type: PolicyOverrideDto,
+    nullable: true,
+    description: 'The runtime override from Redis, or null when the defaults apply.',
+  })
+  override!: PolicyOverrideDto | null;
+
+  @ApiProperty({ type: PolicyStatsDto })
+  stats!: PolicyStatsDto;
+}

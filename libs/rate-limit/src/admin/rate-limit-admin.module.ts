@@ -1,0 +1,39 @@
+import { Module } from '@nestjs/common';
+import { ADMIN_TOKEN_DIGEST, adminTokenDigest } from './admin-token';
+import { AdminTokenGuard } from './admin-token.guard';
+import { RateLimitAdminController } from './rate-limit-admin.controller';
+import {
+  RATE_LIMIT_ADMIN_OPTIONS,
+  RateLimitAdminConfigurableModule,
+} from './rate-limit-admin.module-definition';
+import { RateLimitAdminService } from './rate-limit-admin.service';
+
+/**
+ * The admin API over HTTP (opt-in): list policies, change thresholds at runtime, show and reset
+ * per-identity usage, behind a bearer token. Needs the global `RateLimitModule` for the
+ * service's dependencies. Mounted with `RouterModule` under `path` (default `'admin'`); mount
+ * it once per application.
+ * @publicApi
+ * @example
+ * RateLimitAdminModule.forRoot({ token: process.env.ADMIN_TOKEN! })
+ * RateLimitAdminModule.forRootAsync({
+ *   inject: [ConfigService],
+ *   useFactory: (config: ConfigService) => ({ token: config.getOrThrow('ADMIN_TOKEN') }),
+ *   path: 'ops/rate-limit',
+ * })
+ * @throws RateLimitConfigError at bootstrap when `token` is missing, empty or has whitespace.
+ */
+@Module({
+  controllers: [RateLimitAdminController],
+  providers: [
+    {
+      provide: ADMIN_TOKEN_DIGEST,
+      inject: [RATE_LIMIT_ADMIN_OPTIONS],
+      useFactory: adminTokenDigest,
+    },
+    AdminTokenGuard,
+    RateLimitAdminService,
+  ],
+  exports: [RateLimitAdminService],
+})
+export class RateLimitAdminModule extends RateLimitAdminConfigurableModule {}

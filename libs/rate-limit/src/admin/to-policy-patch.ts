@@ -1,0 +1,41 @@
+import { BadRequestException, ValidationPipe } from '@nestjs/common';
+import type { UpdatePolicyDto } from './dto/update-policy.dto';
+import { windowToMs } from './dto/window.validators';
+import type { PolicyPatch } from './policy-view.interface';
+
+const PATCH_FIELDS: readonly (keyof UpdatePolicyDto)[] = [
+  'limit',
+  'window',
+  'windowMs',
+  'algo',
+  'burst',
+  'mode',
+  'enabled',
+];
+
+/** The admin controller's validation: unknown fields are 400 naming the field, values are typed. */
+export function createAdminValidationPipe(): ValidationPipe {
+  return new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true });
+}
+
+/**
+ * Turns a validated body into the service's `PolicyPatch` (`window` becomes `windowMs`).
+ * An empty body is a 400: a PATCH that changes nothing is almost certainly a client mistake.
+ */
+export function toPolicyPatch(dto: UpdatePolicyDto | undefined): PolicyPatch {
+  const patch: PolicyPatch = {};
+  if (dto?.limit !== undefined) patch.limit = dto.limit;
+  const windowMs =
+    dto?.windowMs ?? (dto?.window === undefined ? undefined : windowToMs(dto.window));
+  if (windowMs !== undefined) patch.windowMs = windowMs;
+  if (dto?.algo !== undefined) patch.algo = dto.algo;
+  if (dto?.burst !== undefined) patch.burst = dto.burst;
+  if (dto?.mode !== undefined) patch.mode = dto.mode;
+  if (dto?.enabled !== undefined) patch.enabled = dto.enabled;
+  if (Object.keys(patch).length === 0) {
+    throw new BadRequestException([
+      `body must set at least one of ${PATCH_FIELDS.join(', ')} (nothing to change)`,
+    ]);
+  }
+  return patch;
+}
