@@ -39,6 +39,8 @@ export class AppModule {
               keyPrefix: demo.keyPrefix,
               onRedisError: demo.onRedisError,
               commandTimeoutMs: demo.commandTimeoutMs,
+              policyRefreshMs: demo.policyRefreshMs,
+              statsFlushMs: demo.statsFlushMs,
               trustProxy: demo.trustProxy,
             };
           },

@@ -10,6 +10,8 @@ export interface DemoConfig {
   onRedisError: OnRedisError;
   keyPrefix: string;
   commandTimeoutMs: number;
+  policyRefreshMs: number;
+  statsFlushMs: number;
   trustProxy: boolean;
   /** Bearer token of the admin API; undefined means one is generated at start (and logged once). */
   adminToken?: string;
@@ -72,6 +74,20 @@ export function validateDemoEnv(env: Record<string, string | undefined>): { demo
       onRedisError,
       keyPrefix: env.RATE_LIMIT_KEY_PREFIX || 'rl',
       commandTimeoutMs: integer('RATE_LIMIT_TIMEOUT_MS', env.RATE_LIMIT_TIMEOUT_MS, 100, 1, 60_000),
+      policyRefreshMs: integer(
+        'RATE_LIMIT_POLICY_REFRESH_MS',
+        env.RATE_LIMIT_POLICY_REFRESH_MS,
+        5_000,
+        50,
+        3_600_000,
+      ),
+      statsFlushMs: integer(
+        'RATE_LIMIT_STATS_FLUSH_MS',
+        env.RATE_LIMIT_STATS_FLUSH_MS,
+        1_000,
+        50,
+        60_000,
+      ),
       trustProxy: env.TRUST_PROXY === 'true',
       adminToken,
     },

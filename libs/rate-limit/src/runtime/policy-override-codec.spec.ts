@@ -36,7 +36,11 @@ describe('parseOverrideHash', () => {
     ['mode', 'observe'],
     ['enabled', 'yes'],
   ])('drops %s=%j and reports it, keeping the valid fields', (field, raw) => {
-    const { override, problems } = parseOverrideHash({ limit: '7', [field]: raw, ...(field === 'limit' ? {} : {}) });
+    const { override, problems } = parseOverrideHash({
+      limit: '7',
+      [field]: raw,
+      ...(field === 'limit' ? {} : {}),
+    });
     expect(problems).toEqual([`${field}=${JSON.stringify(raw)}`]);
     expect(override).toEqual(field === 'limit' ? null : { limit: 7 });
   });

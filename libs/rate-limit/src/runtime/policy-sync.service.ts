@@ -33,7 +33,10 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.overrides.subscribe((name, override) => this.apply(name, override), SUBSCRIBE_WAIT_MS);
+    await this.overrides.subscribe(
+      (name, override) => this.apply(name, override),
+      SUBSCRIBE_WAIT_MS,
+    );
     await this.refresh();
     this.timer = setInterval(() => void this.refresh(), this.config.policyRefreshMs).unref();
   }

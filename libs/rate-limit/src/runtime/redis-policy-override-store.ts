@@ -71,7 +71,9 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
     subscriber.on('message', (_channel: string, raw: string) => this.onMessage(raw, listener));
     const subscribed = (subscriber as Redis).subscribe(this.channel).then(() => undefined);
     await withTimeout(subscribed, waitMs).catch((error: Error) => {
-      this.logger.warn(`Not yet subscribed to ${this.channel} (${error.message}); relying on the refresh interval until then`);
+      this.logger.warn(
+        `Not yet subscribed to ${this.channel} (${error.message}); relying on the refresh interval until then`,
+      );
     });
   }
 

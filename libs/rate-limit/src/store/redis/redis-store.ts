@@ -64,7 +64,7 @@ export class RedisStore implements RateLimitStore {
       calls++
     ) {
       const [next, found] = await withTimeout(
-        nodes[node].scan(nodeCursor, 'MATCH', match, 'COUNT', count),
+        nodes[node].scan(nodeCursor, 'MATCH', match, 'COUNT', Math.max(10, count - keys.length)),
         SCAN_TIMEOUT_MS,
       );
       keys.push(...found);

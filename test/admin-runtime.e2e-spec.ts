@@ -1,0 +1,297 @@
+import type { INestApplication } from '@nestjs/common';
+import Redis from 'ioredis';
+import request from 'supertest';
+import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
+import { createDemoApp } from './utils/create-demo-app';
+
+/**
+ * The admin API on TWO demo instances sharing one Redis: what an operator changes on one is
+ * enforced by the other at once, and usage, resets and stats cover both.
+ */
+const TOKEN = 'e2e-admin-token';
+const auth = { Authorization: `Bearer ${TOKEN}` };
+
+async function within(deadlineMs: number, condition: () => Promise<boolean>): Promise<number> {
+  const started = performance.now();
+  while (!(await condition())) {
+    if (performance.now() - started > deadlineMs) throw new Error(`not within ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return performance.now() - started;
+}
+
+describe('admin API across two demo instances', () => {
+  let redis: TestRedis;
+  let raw: Redis;
+  let a: INestApplication;
+  let b: INestApplication;
+  let prefix: string;
+  const figures: string[] = [];
+
+  const policyOn = async (app: INestApplication, name: string) =>
+    (await request(app.getHttpServer()).get(`/admin/policies/${name}`).set(auth)).body;
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    raw = new Redis(redis.url);
+  });
+  afterAll(async () => {
+    console.log(figures.join('\n'));
+    raw.disconnect();
+    await redis.close();
+  });
+  beforeEach(async () => {
+    prefix = uniquePrefix();
+    const env = {
+      REDIS_URL: redis.url,
+      RATE_LIMIT_KEY_PREFIX: prefix,
+      ADMIN_TOKEN: TOKEN,
+      TRUST_PROXY: 'true',
+    };
+    [a, b] = await Promise.all([createDemoApp(env), createDemoApp(env)]);
+  });
+  afterEach(async () => {
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('lists every policy with its routes, defaults, override and stats', async () => {
+    const res = await request(a.getHttpServer()).get('/admin/policies').set(auth).expect(200);
+    const names = res.body.map((p: { name: string }) => p.name);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'demo.gcra',
+        'demo.stacked-client',
+        'demo.stacked-route',
+        'demo.api-key',
+      ]),
+    );
+    const gcra = res.body.find((p: { name: string }) => p.name === 'demo.gcra');
+    expect(gcra).toMatchObject({
+      algo: 'gcra',
+      limit: 5,
+      windowMs: 10_000,
+      burst: 5,
+      mode: 'enforce',
+      enabled: true,
+      routes: [{ method: 'GET', path: '/api/gcra' }],
+      override: null,
+      stats: { allowed: 0, rejected: 0, shadowRejected: 0 },
+    });
+    await request(a.getHttpServer()).get('/admin/policies/nope').set(auth).expect(404);
+  });
+
+  it('a PATCH on one instance is enforced by the other within 100 ms', async () => {
+    const started = performance.now();
+    const patched = await request(a.getHttpServer())
+      .patch('/admin/policies/demo.sliding-window')
+      .set(auth)
+      .send({ limit: 2, window: '1m' })
+      .expect(200);
+    expect(patched.body).toMatchObject({
+      limit: 2,
+      windowMs: 60_000,
+      override: { limit: 2, windowMs: 60_000 },
+    });
+    // Poll instance B's own decisions: the first request on B after the change must see limit 2.
+    let statuses: number[] = [];
+    await within(100, async () => {
+      const res = await request(b.getHttpServer())
+        .get('/admin/policies/demo.sliding-window')
+        .set(auth);
+      return res.body.limit === 2;
+    });
+    const propagationMs = performance.now() - started;
+    figures.push(
+      `PATCH on A -> enforced on B after ${propagationMs.toFixed(1)} ms (including the PATCH round trip)`,
+    );
+    expect(propagationMs).toBeLessThan(100);
+    statuses = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await request(b.getHttpServer())
+        .get('/api/sliding-window')
+        .set('X-Forwarded-For', '198.51.100.1');
+      statuses.push(res.status);
+      if (i === 0) expect(res.headers['ratelimit-limit']).toBe('2');
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+
+  it('a hash written directly with redis-cli HSET is applied within the refresh interval (5 s)', async () => {
+    await raw.hset(`${prefix}:policy:demo.fixed-window`, 'limit', '1', 'mode', 'enforce');
+    const appliedMs = await within(
+      5_000 + 200,
+      async () =>
+        (await policyOn(b, 'demo.fixed-window')).limit === 1 &&
+        (await policyOn(a, 'demo.fixed-window')).limit === 1,
+    );
+    figures.push(
+      `direct HSET applied on both instances after ${appliedMs.toFixed(0)} ms (refresh interval 5000 ms)`,
+    );
+    const statuses = [];
+    for (let i = 0; i < 2; i++)
+      statuses.push(
+        (
+          await request(a.getHttpServer())
+            .get('/api/fixed-window')
+            .set('X-Forwarded-For', '198.51.100.2')
+        ).status,
+      );
+    expect(statuses).toEqual([200, 429]);
+  });
+
+  it('DELETE override restores the decorator defaults on both instances', async () => {
+    await request(a.getHttpServer())
+      .patch('/admin/policies/demo.gcra')
+      .set(auth)
+      .send({ limit: 1, mode: 'shadow', enabled: false })
+      .expect(200);
+    await within(100, async () => (await policyOn(b, 'demo.gcra')).enabled === false);
+    const restored = await request(b.getHttpServer())
+      .delete('/admin/policies/demo.gcra/override')
+      .set(auth)
+      .expect(200);
+    expect(restored.body).toMatchObject({
+      limit: 5,
+      mode: 'enforce',
+      enabled: true,
+      override: null,
+    });
+    await within(100, async () => (await policyOn(a, 'demo.gcra')).enabled === true);
+    expect(await raw.exists(`${prefix}:policy:demo.gcra`)).toBe(0);
+  });
+
+  it('keys listing shows used/remaining/resetMs and pages over 1,000 identities without missing or repeating one', async () => {
+    const total = 1_000;
+    const ips = Array.from({ length: total }, (_, i) => `10.20.${i >> 8}.${i & 255}`);
+    for (let i = 0; i < total; i += 100) {
+      await Promise.all(
+        ips.slice(i, i + 100).map((ip, j) =>
+          request((j % 2 ? a : b).getHttpServer())
+            .get('/api/token-bucket')
+            .set('X-Forwarded-For', ip),
+        ),
+      );
+    }
+    await request(a.getHttpServer()).get('/api/token-bucket').set('X-Forwarded-For', ips[0]);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res: request.Response = await request(b.getHttpServer())
+        .get('/admin/policies/demo.token-bucket/keys')
+        .query({ count: 100, ...(cursor ? { cursor } : {}) })
+        .set(auth)
+        .expect(200);
+      expect(res.body.items.length).toBeLessThanOrEqual(200);
+      for (const item of res.body.items) {
+        seen.push(item.identity);
+        if (item.identity === `ip:${ips[0]}`) {
+          expect(item).toMatchObject({ used: 2, remaining: 3 });
+          expect(item.resetMs).toBeGreaterThan(0);
+        }
+      }
+      cursor = res.body.cursor;
+      pages++;
+    } while (cursor !== null);
+    figures.push(`keys listing: ${seen.length} identities in ${pages} pages of ~100`);
+    expect(pages).toBeGreaterThanOrEqual(6);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(new Set(seen)).toEqual(new Set(ips.map((ip) => `ip:${ip}`)));
+  });
+
+  it('resetting an identity lets it through again, on every instance', async () => {
+    const ip = '198.51.100.3';
+    for (let i = 0; i < 5; i++)
+      await request(a.getHttpServer())
+        .get('/api/leaky-bucket')
+        .set('X-Forwarded-For', ip)
+        .expect(200);
+    await request(b.getHttpServer())
+      .get('/api/leaky-bucket')
+      .set('X-Forwarded-For', ip)
+      .expect(429);
+    await request(a.getHttpServer())
+      .delete(`/admin/policies/demo.leaky-bucket/keys/${encodeURIComponent(`ip:${ip}`)}`)
+      .set(auth)
+      .expect(204);
+    const res = await request(b.getHttpServer())
+      .get('/api/leaky-bucket')
+      .set('X-Forwarded-For', ip)
+      .expect(200);
+    expect(res.headers['ratelimit-remaining']).toBe('4');
+  });
+
+  it('stats reflect traffic on both instances within 2 s', async () => {
+    const ip = '198.51.100.4';
+    for (let i = 0; i < 7; i++)
+      await request((i % 2 ? a : b).getHttpServer())
+        .get('/api/gcra')
+        .set('X-Forwarded-For', ip);
+    const started = performance.now();
+    await within(2_000, async () => {
+      const stats = (await policyOn(a, 'demo.gcra')).stats;
+      return stats.allowed === 5 && stats.rejected === 2;
+    });
+    figures.push(
+      `stats of both instances visible after ${(performance.now() - started).toFixed(0)} ms`,
+    );
+    await request(a.getHttpServer())
+      .patch('/admin/policies/demo.gcra')
+      .set(auth)
+      .send({ mode: 'shadow' })
+      .expect(200);
+    await within(100, async () => (await policyOn(b, 'demo.gcra')).mode === 'shadow');
+    await request(b.getHttpServer()).get('/api/gcra').set('X-Forwarded-For', ip).expect(200);
+    await within(2_000, async () => (await policyOn(a, 'demo.gcra')).stats.shadowRejected === 1);
+  });
+
+  describe('bad input answers 400 naming the field, and nothing is written', () => {
+    const bad: [string, unknown, string][] = [
+      ['negative limit', { limit: -1 }, 'limit'],
+      ['zero limit', { limit: 0 }, 'limit'],
+      ['fractional limit', { limit: 1.5 }, 'limit'],
+      ['non-numeric limit', { limit: 'ten' }, 'limit'],
+      ['too large limit', { limit: 1_000_000_001 }, 'limit'],
+      ['unparsable window', { window: '10 parsecs' }, 'window'],
+      ['out-of-range window', { window: '400d' }, 'window'],
+      ['zero windowMs', { windowMs: 0 }, 'windowMs'],
+      ['unknown algo', { algo: 'token_bucket' }, 'algo'],
+      ['unknown mode', { mode: 'observe' }, 'mode'],
+      ['non-boolean enabled', { enabled: 'yes' }, 'enabled'],
+      ['bad burst', { burst: 0 }, 'burst'],
+      ['unknown field', { limit: 3, colour: 'red' }, 'colour'],
+    ];
+    it.each(bad)('%s', async (_label, body, field) => {
+      const before = await policyOn(a, 'demo.gcra');
+      const res = await request(a.getHttpServer())
+        .patch('/admin/policies/demo.gcra')
+        .set(auth)
+        .send(body as object)
+        .expect(400);
+      expect(JSON.stringify(res.body.message)).toContain(field);
+      expect(await policyOn(a, 'demo.gcra')).toEqual(before);
+      expect(await policyOn(b, 'demo.gcra')).toMatchObject({ limit: before.limit, override: null });
+      expect(await raw.exists(`${prefix}:policy:demo.gcra`)).toBe(0);
+    });
+
+    it('malformed JSON', async () => {
+      await request(a.getHttpServer())
+        .patch('/admin/policies/demo.gcra')
+        .set(auth)
+        .set('Content-Type', 'application/json')
+        .send('{"limit": 3,')
+        .expect(400);
+      expect(await raw.exists(`${prefix}:policy:demo.gcra`)).toBe(0);
+      expect((await policyOn(a, 'demo.gcra')).override).toBeNull();
+    });
+
+    it('unknown policy answers 404 and writes nothing', async () => {
+      await request(a.getHttpServer())
+        .patch('/admin/policies/demo.nope')
+        .set(auth)
+        .send({ limit: 3 })
+        .expect(404);
+      expect(await raw.exists(`${prefix}:policy:demo.nope`)).toBe(0);
+    });
+  });
+});
