@@ -160,6 +160,8 @@ describe('admin API across two demo instances', () => {
     expect(await raw.exists(`${prefix}:policy:demo.gcra`)).toBe(0);
   });
 
+  // A sliding window of 10 s: nothing these requests use leaves it while the test lists keys
+  // (a bucket would refill one unit every 2 s and make `used` depend on the machine's speed).
   it('keys listing shows used/remaining/resetMs and pages over 1,000 identities without missing or repeating one', async () => {
     const total = 1_000;
     const ips = Array.from({ length: total }, (_, i) => `10.20.${i >> 8}.${i & 255}`);
@@ -167,18 +169,18 @@ describe('admin API across two demo instances', () => {
       await Promise.all(
         ips.slice(i, i + 100).map((ip, j) =>
           request((j % 2 ? a : b).getHttpServer())
-            .get('/api/token-bucket')
+            .get('/api/sliding-window')
             .set('X-Forwarded-For', ip),
         ),
       );
     }
-    await request(a.getHttpServer()).get('/api/token-bucket').set('X-Forwarded-For', ips[0]);
+    await request(a.getHttpServer()).get('/api/sliding-window').set('X-Forwarded-For', ips[0]);
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
     do {
       const res: request.Response = await request(b.getHttpServer())
-        .get('/admin/policies/demo.token-bucket/keys')
+        .get('/admin/policies/demo.sliding-window/keys')
         .query({ count: 100, ...(cursor ? { cursor } : {}) })
         .set(auth)
         .expect(200);
@@ -199,23 +201,24 @@ describe('admin API across two demo instances', () => {
     expect(new Set(seen)).toEqual(new Set(ips.map((ip) => `ip:${ip}`)));
   });
 
+  // Sliding-window policies: no unit comes back during the test, whatever the machine's speed.
   it('resetting an identity lets it through again, on every instance', async () => {
     const ip = '198.51.100.3';
     for (let i = 0; i < 5; i++)
       await request(a.getHttpServer())
-        .get('/api/leaky-bucket')
+        .get('/api/sliding-window')
         .set('X-Forwarded-For', ip)
         .expect(200);
     await request(b.getHttpServer())
-      .get('/api/leaky-bucket')
+      .get('/api/sliding-window')
       .set('X-Forwarded-For', ip)
       .expect(429);
     await request(a.getHttpServer())
-      .delete(`/admin/policies/demo.leaky-bucket/keys/${encodeURIComponent(`ip:${ip}`)}`)
+      .delete(`/admin/policies/demo.sliding-window/keys/${encodeURIComponent(`ip:${ip}`)}`)
       .set(auth)
       .expect(204);
     const res = await request(b.getHttpServer())
-      .get('/api/leaky-bucket')
+      .get('/api/sliding-window')
       .set('X-Forwarded-For', ip)
       .expect(200);
     expect(res.headers['ratelimit-remaining']).toBe('4');
@@ -225,24 +228,24 @@ describe('admin API across two demo instances', () => {
     const ip = '198.51.100.4';
     for (let i = 0; i < 7; i++)
       await request((i % 2 ? a : b).getHttpServer())
-        .get('/api/gcra')
+        .get('/api/sliding-window')
         .set('X-Forwarded-For', ip);
     const started = performance.now();
     await within(2_000, async () => {
-      const stats = (await policyOn(a, 'demo.gcra')).stats;
+      const stats = (await policyOn(a, 'demo.sliding-window')).stats;
       return stats.allowed === 5 && stats.rejected === 2;
     });
     figures.push(
       `stats of both instances visible after ${(performance.now() - started).toFixed(0)} ms`,
     );
     await request(a.getHttpServer())
-      .patch('/admin/policies/demo.gcra')
+      .patch('/admin/policies/demo.sliding-window')
       .set(auth)
       .send({ mode: 'shadow' })
       .expect(200);
-    await within(100, async () => (await policyOn(b, 'demo.gcra')).mode === 'shadow');
-    await request(b.getHttpServer()).get('/api/gcra').set('X-Forwarded-For', ip).expect(200);
-    await within(2_000, async () => (await policyOn(a, 'demo.gcra')).stats.shadowRejected === 1);
+    await within(100, async () => (await policyOn(b, 'demo.sliding-window')).mode === 'shadow');
+    await request(b.getHttpServer()).get('/api/sliding-window').set('X-Forwarded-For', ip).expect(200);
+    await within(2_000, async () => (await policyOn(a, 'demo.sliding-window')).stats.shadowRejected === 1);
   });
 
   describe('bad input answers 400 naming the field, and nothing is written', () => {
