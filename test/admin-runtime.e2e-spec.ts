@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import request from 'supertest';
 import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 import { createDemoApp } from './utils/create-demo-app';
+import { within } from './support/within';
 
 /**
  * The admin API on TWO demo instances sharing one Redis: what an operator changes on one is
@@ -10,15 +11,6 @@ import { createDemoApp } from './utils/create-demo-app';
  */
 const TOKEN = 'e2e-admin-token';
 const auth = { Authorization: `Bearer ${TOKEN}` };
-
-async function within(deadlineMs: number, condition: () => Promise<boolean>): Promise<number> {
-  const started = performance.now();
-  while (!(await condition())) {
-    if (performance.now() - started > deadlineMs) throw new Error(`not within ${deadlineMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return performance.now() - started;
-}
 
 describe('admin API across two demo instances', () => {
   let redis: TestRedis;
@@ -244,8 +236,14 @@ describe('admin API across two demo instances', () => {
       .send({ mode: 'shadow' })
       .expect(200);
     await within(100, async () => (await policyOn(b, 'demo.sliding-window')).mode === 'shadow');
-    await request(b.getHttpServer()).get('/api/sliding-window').set('X-Forwarded-For', ip).expect(200);
-    await within(2_000, async () => (await policyOn(a, 'demo.sliding-window')).stats.shadowRejected === 1);
+    await request(b.getHttpServer())
+      .get('/api/sliding-window')
+      .set('X-Forwarded-For', ip)
+      .expect(200);
+    await within(
+      2_000,
+      async () => (await policyOn(a, 'demo.sliding-window')).stats.shadowRejected === 1,
+    );
   });
 
   describe('bad input answers 400 naming the field, and nothing is written', () => {

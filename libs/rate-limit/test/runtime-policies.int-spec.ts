@@ -10,7 +10,12 @@ import { RateLimitModule } from '../src/module/rate-limit.module';
 import { PolicyRegistry } from '../src/registry/policy-registry';
 import { PolicyStats } from '../src/runtime/policy-stats.service';
 import { PolicySync } from '../src/runtime/policy-sync.service';
-import { startTestRedis, uniquePrefix, type TestRedis } from '../../../test/support/redis-test-server';
+import {
+  startTestRedis,
+  uniquePrefix,
+  type TestRedis,
+} from '../../../test/support/redis-test-server';
+import { within } from '../../../test/support/within';
 
 @Controller()
 class LimitedController {
@@ -31,23 +36,20 @@ const REFRESH_MS = 300;
 
 async function startInstance(url: string, prefix: string): Promise<INestApplication> {
   const moduleRef = await Test.createTestingModule({
-    imports: [RateLimitModule.forRoot({ redis: url, keyPrefix: prefix, policyRefreshMs: REFRESH_MS, statsFlushMs: 100 })],
+    imports: [
+      RateLimitModule.forRoot({
+        redis: url,
+        keyPrefix: prefix,
+        policyRefreshMs: REFRESH_MS,
+        statsFlushMs: 100,
+      }),
+    ],
     controllers: [LimitedController],
     providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }, RateLimitAdminService],
   }).compile();
   const app = moduleRef.createNestApplication({ logger: false });
   await app.init();
   return app;
-}
-
-/** Polls a condition every 5 ms up to a deadline; resolves with the time it took. */
-async function within(deadlineMs: number, condition: () => boolean | Promise<boolean>): Promise<number> {
-  const started = performance.now();
-  while (!(await condition())) {
-    if (performance.now() - started > deadlineMs) throw new Error(`condition not met within ${deadlineMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return performance.now() - started;
 }
 
 describe('runtime policies across two instances on one Redis', () => {
@@ -67,7 +69,10 @@ describe('runtime policies across two instances on one Redis', () => {
   });
   beforeEach(async () => {
     prefix = uniquePrefix();
-    [a, b] = await Promise.all([startInstance(redis.url, prefix), startInstance(redis.url, prefix)]);
+    [a, b] = await Promise.all([
+      startInstance(redis.url, prefix),
+      startInstance(redis.url, prefix),
+    ]);
   });
   afterEach(async () => {
     await Promise.all([a.close(), b.close()]);
@@ -77,7 +82,9 @@ describe('runtime policies across two instances on one Redis', () => {
     const started = performance.now();
     await a.get(RateLimitAdminService).update('tb', { limit: 2, burst: 2 });
     const elapsed = await within(100, () => b.get(PolicyRegistry).get('tb')!.limit === 2);
-    console.log(`override propagation to the other instance: ${(performance.now() - started).toFixed(1)} ms (poll ${elapsed.toFixed(1)} ms)`);
+    console.log(
+      `override propagation to the other instance: ${(performance.now() - started).toFixed(1)} ms (poll ${elapsed.toFixed(1)} ms)`,
+    );
     expect(b.get(PolicyRegistry).get('tb')).toMatchObject({ limit: 2, burst: 2 });
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await request(b.getHttpServer()).get('/tb')).status);
@@ -86,7 +93,12 @@ describe('runtime policies across two instances on one Redis', () => {
 
   it('a hash written directly with HSET is applied within the refresh interval', async () => {
     await admin.hset(`${prefix}:policy:log`, 'limit', '1');
-    await within(REFRESH_MS + 100, () => a.get(PolicyRegistry).get('log')!.limit === 1 && b.get(PolicyRegistry).get('log')!.limit === 1);
+    await within(
+      REFRESH_MS + 100,
+      () =>
+        a.get(PolicyRegistry).get('log')!.limit === 1 &&
+        b.get(PolicyRegistry).get('log')!.limit === 1,
+    );
   });
 
   it('ignores invalid hash contents with one warning and keeps serving', async () => {
@@ -95,7 +107,9 @@ describe('runtime policies across two instances on one Redis', () => {
     await within(REFRESH_MS + 100, () => a.get(PolicyRegistry).get('log')!.mode === 'shadow');
     await a.get(PolicySync).refresh();
     await a.get(PolicySync).refresh();
-    const warnings = warn.mock.calls.filter(([m]) => String(m).includes('"log"') && String(m).includes('limit="lots"'));
+    const warnings = warn.mock.calls.filter(
+      ([m]) => String(m).includes('"log"') && String(m).includes('limit="lots"'),
+    );
     warn.mockRestore();
     expect(a.get(PolicyRegistry).get('log')).toMatchObject({ limit: 3, mode: 'shadow' });
     expect(warnings.length).toBeGreaterThanOrEqual(1);
@@ -129,14 +143,20 @@ describe('runtime policies across two instances on one Redis', () => {
     await a.get(RateLimitAdminService).update('log', { limit: 1 });
     await within(100, () => b.get(PolicyRegistry).get('log')!.limit === 1);
     await admin.del(`${prefix}:policy:log`); // what a restarted, empty Redis looks like
-    await within(REFRESH_MS + 100, () => a.get(PolicyRegistry).get('log')!.limit === 3 && b.get(PolicyRegistry).get('log')!.limit === 3);
+    await within(
+      REFRESH_MS + 100,
+      () =>
+        a.get(PolicyRegistry).get('log')!.limit === 3 &&
+        b.get(PolicyRegistry).get('log')!.limit === 3,
+    );
   });
 
   it('a disabled policy is not applied', async () => {
     await a.get(RateLimitAdminService).update('log', { limit: 1, enabled: false });
     await within(100, () => b.get(PolicyRegistry).get('log')!.enabled === false);
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await request(b.getHttpServer()).get('/log')).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await request(b.getHttpServer()).get('/log')).status);
     expect(statuses).toEqual([200, 200, 200]);
   });
 
@@ -147,7 +167,9 @@ describe('runtime policies across two instances on one Redis', () => {
     await request(b.getHttpServer()).get('/log');
     const elapsed = await within(2_000, async () => {
       const view = await a.get(RateLimitAdminService).get('log');
-      return view.stats.allowed === 3 && view.stats.rejected === 1 && view.stats.shadowRejected === 1;
+      return (
+        view.stats.allowed === 3 && view.stats.rejected === 1 && view.stats.shadowRejected === 1
+      );
     });
     console.log(`stats from both instances visible after ${elapsed.toFixed(0)} ms`);
     expect(b.get(PolicyStats)).toBeDefined();
@@ -158,7 +180,11 @@ describe('runtime policies across two instances on one Redis', () => {
     const limiter = a.get(RateLimitAdminService)['limiter'];
     const total = 1_050;
     for (let i = 0; i < total; i += 150) {
-      await Promise.all(Array.from({ length: Math.min(150, total - i) }, (_, j) => limiter.consume('log', `ip:10.1.${(i + j) >> 8}.${(i + j) & 255}`)));
+      await Promise.all(
+        Array.from({ length: Math.min(150, total - i) }, (_, j) =>
+          limiter.consume('log', `ip:10.1.${(i + j) >> 8}.${(i + j) & 255}`),
+        ),
+      );
     }
     await limiter.consume('log', 'ip:10.1.0.0');
     const seen: string[] = [];
@@ -168,7 +194,10 @@ describe('runtime policies across two instances on one Redis', () => {
       const page = await service.keys('log', cursor, 100);
       seen.push(...page.items.map((item) => item.identity));
       if (page.items.some((item) => item.identity === 'ip:10.1.0.0')) {
-        expect(page.items.find((item) => item.identity === 'ip:10.1.0.0')).toMatchObject({ used: 2, remaining: 1 });
+        expect(page.items.find((item) => item.identity === 'ip:10.1.0.0')).toMatchObject({
+          used: 2,
+          remaining: 1,
+        });
       }
       cursor = page.cursor ?? undefined;
       pages++;
@@ -179,6 +208,8 @@ describe('runtime policies across two instances on one Redis', () => {
     const first = (await service.keys('log', undefined, 10)).items[0];
     expect(first.resetMs).toBeGreaterThan(0);
     await service.resetKey('log', 'ip:10.1.0.0');
-    expect((await a.get(RateLimitAdminService)['limiter'].peek('log', 'ip:10.1.0.0')).remaining).toBe(3);
+    expect(
+      (await a.get(RateLimitAdminService)['limiter'].peek('log', 'ip:10.1.0.0')).remaining,
+    ).toBe(3);
   });
 });

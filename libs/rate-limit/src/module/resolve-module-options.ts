@@ -49,6 +49,24 @@ function oneOf<T extends string>(
   return value;
 }
 
+function integerIn(
+  field: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const n = value ?? fallback;
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new RateLimitConfigError(
+      WHERE,
+      field,
+      `must be an integer from ${min} to ${max} (got ${JSON.stringify(n)})`,
+    );
+  }
+  return n;
+}
+
 export function resolveModuleOptions(options: RateLimitModuleOptions = {}): RateLimitConfig {
   const prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
   if (!PREFIX.test(prefix)) {
@@ -58,30 +76,27 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Rate
       `must be 1-64 characters of A-Z a-z 0-9 . _ - / @ (got ${JSON.stringify(prefix)})`,
     );
   }
-  const timeout = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  if (!Number.isInteger(timeout) || timeout < 1 || timeout > 60_000) {
-    throw new RateLimitConfigError(
-      WHERE,
-      'commandTimeoutMs',
-      `must be an integer from 1 to 60000 (got ${JSON.stringify(timeout)})`,
-    );
-  }
-  const policyRefreshMs = options.policyRefreshMs ?? DEFAULT_POLICY_REFRESH_MS;
-  if (!Number.isInteger(policyRefreshMs) || policyRefreshMs < 50 || policyRefreshMs > 3_600_000) {
-    throw new RateLimitConfigError(
-      WHERE,
-      'policyRefreshMs',
-      `must be an integer from 50 to 3600000 (got ${JSON.stringify(policyRefreshMs)})`,
-    );
-  }
-  const statsFlushMs = options.statsFlushMs ?? DEFAULT_STATS_FLUSH_MS;
-  if (!Number.isInteger(statsFlushMs) || statsFlushMs < 50 || statsFlushMs > 60_000) {
-    throw new RateLimitConfigError(
-      WHERE,
-      'statsFlushMs',
-      `must be an integer from 50 to 60000 (got ${JSON.stringify(statsFlushMs)})`,
-    );
-  }
+  const timeout = integerIn(
+    'commandTimeoutMs',
+    options.commandTimeoutMs,
+    DEFAULT_COMMAND_TIMEOUT_MS,
+    1,
+    60_000,
+  );
+  const policyRefreshMs = integerIn(
+    'policyRefreshMs',
+    options.policyRefreshMs,
+    DEFAULT_POLICY_REFRESH_MS,
+    50,
+    3_600_000,
+  );
+  const statsFlushMs = integerIn(
+    'statsFlushMs',
+    options.statsFlushMs,
+    DEFAULT_STATS_FLUSH_MS,
+    50,
+    60_000,
+  );
   const apiKeyHeader = (options.apiKeyHeader ?? DEFAULT_API_KEY_HEADER).toLowerCase();
   return {
     options,
