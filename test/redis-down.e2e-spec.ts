@@ -72,13 +72,23 @@ async function timedGet(app: INestApplication, path: string, ip: string): Promis
 }
 
 /** Every request of a fault phase, with its latency, checked against the budget at the end. */
+/** Consecutive failures after which the store's circuit breaker opens (RedisStore default). */
+const BREAKER_THRESHOLD = 3;
+
 class FaultLog {
-  readonly requests: { path: string; status: number; ms: number }[] = [];
+  readonly requests: { app: INestApplication; path: string; status: number; ms: number }[] = [];
 
   async get(app: INestApplication, path: string, ip: string): Promise<Response> {
     const { res, ms } = await timedGet(app, path, ip);
-    this.requests.push({ path, status: res.status, ms });
+    this.requests.push({ app, path, status: res.status, ms });
     return res;
+  }
+
+  /** Latencies of one instance's rate-limited requests, in order. */
+  limitedOn(app: INestApplication): number[] {
+    return this.requests
+      .filter((r) => r.app === app && r.path !== '/api/unlimited')
+      .map((r) => r.ms);
   }
 
   get maxMs(): number {
@@ -279,10 +289,18 @@ describeOwned('Redis down or slow (RATE_LIMIT_ON_REDIS_ERROR)', () => {
       const log = new FaultLog();
       await exerciseFault(mode, a!, b!, log);
       expect(log.slow()).toEqual([]);
-      // The commands really waited for the timeout (the connection looked healthy).
-      expect(
-        Math.min(...log.requests.filter((r) => r.path !== '/api/unlimited').map((r) => r.ms)),
-      ).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 5);
+      // The first commands really waited for the timeout (the connection looked healthy); after
+      // BREAKER_THRESHOLD timeouts the circuit opened and each instance stopped waiting at all.
+      for (const app of [a!, b!]) {
+        const limited = log.limitedOn(app);
+        expect(
+          limited.slice(0, BREAKER_THRESHOLD).every((ms) => ms >= COMMAND_TIMEOUT_MS - 5),
+        ).toBe(true);
+        expect(limited.slice(BREAKER_THRESHOLD).every((ms) => ms < COMMAND_TIMEOUT_MS / 2)).toBe(
+          true,
+        );
+      }
+      expect(log.requests.length).toBeGreaterThan(2 * BREAKER_THRESHOLD);
 
       const resumeAt = performance.now();
       await redis.resume();

@@ -1,6 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import { RedisConnection } from '@app/rate-limit/store/redis/redis-connection';
 import type { RedisClient } from '@app/rate-limit/store/redis/redis-script';
+import { RATE_LIMIT_STORE } from '@app/rate-limit/rate-limit.constants';
+import type { CircuitBreaker } from '@app/rate-limit/store/redis/circuit-breaker';
+import { RedisStore } from '@app/rate-limit/store/redis/redis-store';
+import type { RateLimitStore } from '@app/rate-limit/store/rate-limit-store.interface';
 
 /** The ioredis client an app decides with (fails if the app runs on the memory store). */
 export function redisClientOf(app: INestApplication): RedisClient {
@@ -40,10 +44,29 @@ function awaitEvent(
   });
 }
 
-/** Waits (bounded) for the app's Redis client to be `ready` (connected and usable). */
-export function untilReady(app: INestApplication, timeoutMs = 10_000): Promise<void> {
+/**
+ * Waits (bounded) until the app decides with Redis again: its client is `ready` (connected) and
+ * the store's circuit breaker, opened by failures during a fault, has closed after a probe.
+ */
+export async function untilReady(app: INestApplication, timeoutMs = 10_000): Promise<void> {
   const client = redisClientOf(app);
-  return awaitEvent(client, 'ready', () => client.status === 'ready', timeoutMs);
+  await awaitEvent(client, 'ready', () => client.status === 'ready', timeoutMs);
+  const store = app.get<RateLimitStore>(RATE_LIMIT_STORE);
+  if (store instanceof RedisStore) await untilCircuitClosed(store.breaker, timeoutMs);
+}
+
+function untilCircuitClosed(breaker: CircuitBreaker, timeoutMs: number): Promise<void> {
+  if (!breaker.isOpen) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`circuit still open after ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    breaker.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /** Waits (bounded) until the app's Redis client has noticed a lost connection. */

@@ -9,11 +9,13 @@ import type {
   StoreOutcome,
   StoreReply,
 } from '../rate-limit-store.interface';
+import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker';
 import { loadDecideScript } from './decide-script';
 import type { RedisClient, RedisScript } from './redis-script';
 import { withTimeout } from './with-timeout';
 
 const FIELDS_PER_OUTCOME = 5;
+const DEFAULT_BREAKER: CircuitBreakerOptions = { failureThreshold: 3, probeIntervalMs: 200 };
 /** SCAN calls per page (each examines about `count` keys): bounded work, never a blocking command. */
 const MAX_SCAN_CALLS = 20;
 const SCAN_TIMEOUT_MS = 2_000;
@@ -26,11 +28,21 @@ const SCAN_TIMEOUT_MS = 2_000;
 export class RedisStore implements RateLimitStore {
   readonly kind = 'redis' as const;
 
+  /** Opens after consecutive failures so a dead or frozen Redis costs requests no waiting. */
+  readonly breaker: CircuitBreaker;
+
   constructor(
     readonly client: RedisClient,
     private readonly timeoutMs: number,
     private readonly script: RedisScript = loadDecideScript(),
-  ) {}
+    breakerOptions: CircuitBreakerOptions = DEFAULT_BREAKER,
+  ) {
+    this.breaker = new CircuitBreaker(breakerOptions, () => withTimeout(client.ping(), timeoutMs));
+  }
+
+  onModuleDestroy(): void {
+    this.breaker.dispose();
+  }
 
   async decide(op: StoreOp, entries: readonly StoreEntry[], nowUs?: number): Promise<StoreReply> {
     const keys: string[] = [];
@@ -81,9 +93,15 @@ export class RedisStore implements RateLimitStore {
         `Redis is not connected (${this.client.status})`,
       );
     }
+    if (this.breaker.isOpen) {
+      throw new RateLimitStoreError('unavailable', 'Redis circuit is open after repeated failures');
+    }
     try {
-      return await withTimeout(command(), this.timeoutMs);
+      const result = await withTimeout(command(), this.timeoutMs);
+      this.breaker.succeeded();
+      return result;
     } catch (error) {
+      this.breaker.failed();
       if (error instanceof RateLimitStoreError) throw error;
       throw new RateLimitStoreError('error', `Redis failed: ${(error as Error).message}`, {
         cause: error,
