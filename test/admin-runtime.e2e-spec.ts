@@ -85,7 +85,6 @@ describe('admin API across two demo instances', () => {
       override: { limit: 2, windowMs: 60_000 },
     });
     // Poll instance B's own decisions: the first request on B after the change must see limit 2.
-    let statuses: number[] = [];
     await within(100, async () => {
       const res = await request(b.getHttpServer())
         .get('/admin/policies/demo.sliding-window')
@@ -97,7 +96,7 @@ describe('admin API across two demo instances', () => {
       `PATCH on A -> enforced on B after ${propagationMs.toFixed(1)} ms (including the PATCH round trip)`,
     );
     expect(propagationMs).toBeLessThan(100);
-    statuses = [];
+    const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {
       const res = await request(b.getHttpServer())
         .get('/api/sliding-window')

@@ -87,3 +87,22 @@ describe('createClientIpResolver', () => {
     expect(a).toBe(normalizeIp('2001:db8:1:2::1'));
   });
 });
+
+describe('untrusted proxy warning', () => {
+  it('warns once when X-Forwarded-For arrives while trustProxy is off, and still ignores it', () => {
+    const warnings: string[] = [];
+    const resolve = createClientIpResolver(undefined, (message) => warnings.push(message));
+    const behindProxy = { headers: { 'x-forwarded-for': '203.0.113.9' }, socket: { remoteAddress: '10.0.0.2' } };
+    expect(resolve(behindProxy as never)).toBe('10.0.0.2');
+    expect(resolve(behindProxy as never)).toBe('10.0.0.2');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('trustProxy');
+  });
+
+  it('does not warn for direct clients', () => {
+    const warnings: string[] = [];
+    const resolve = createClientIpResolver(undefined, (message) => warnings.push(message));
+    resolve({ headers: {}, socket: { remoteAddress: '10.0.0.3' } } as never);
+    expect(warnings).toEqual([]);
+  });
+});

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import ipaddr from 'ipaddr.js';
 import proxyAddr from 'proxy-addr';
@@ -11,9 +12,23 @@ export type ClientIpResolver = (request: IncomingMessage) => string;
  * Builds the client-IP function once at bootstrap. `X-Forwarded-For` is read only when
  * `trustProxy` says which proxies to believe; otherwise the socket address is the client.
  */
-export function createClientIpResolver(trustProxy: TrustProxy | undefined): ClientIpResolver {
+export function createClientIpResolver(
+  trustProxy: TrustProxy | undefined,
+  warn: (message: string) => void = (message) => new Logger('RateLimit').warn(message),
+): ClientIpResolver {
   if (trustProxy === undefined || trustProxy === false) {
-    return (request) => normalizeIp(request.socket?.remoteAddress ?? '');
+    let warned = false;
+    return (request) => {
+      if (!warned && request.headers['x-forwarded-for'] !== undefined) {
+        warned = true;
+        warn(
+          'Requests carry X-Forwarded-For but trustProxy is off: the header is ignored, so every ' +
+            'client behind that proxy shares the proxy address\'s limits. Set trustProxy to the ' +
+            'proxies you run (never to a value clients can spoof).',
+        );
+      }
+      return normalizeIp(request.socket?.remoteAddress ?? '');
+    };
   }
   const trust =
     trustProxy === true

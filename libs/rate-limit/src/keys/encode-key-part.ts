@@ -26,10 +26,18 @@ function percentEncode(text: string): string {
  * never share an encoding (`%` is always encoded, and `~` only ever introduces the hash suffix).
  */
 export function encodeKeyPart(text: string): string {
-  const encoded = SAFE.test(text) ? text : percentEncode(text);
-  if (encoded.length <= MAX_ENCODED_LENGTH) return encoded;
-  const digest = createHash('sha256').update(encoded).digest('base64url').slice(0, 22);
-  return `${encoded.slice(0, KEPT_PREFIX)}~${digest}`;
+  // Longer text always encodes past the bound: only its head is encoded (a 64 KB header must
+  // cost no more than a short one), and the digest of its UTF-16 code units, which keep lone
+  // surrogates apart, stands for the whole.
+  const encoded =
+    text.length > MAX_ENCODED_LENGTH ? null : SAFE.test(text) ? text : percentEncode(text);
+  if (encoded !== null && encoded.length <= MAX_ENCODED_LENGTH) return encoded;
+  const head = (encoded ?? percentEncode(text.slice(0, KEPT_PREFIX))).slice(0, KEPT_PREFIX);
+  const digest = createHash('sha256')
+    .update(Buffer.from(text, 'utf16le'))
+    .digest('base64url')
+    .slice(0, 22);
+  return `${head}~${digest}`;
 }
 
 /** The readable form of an encoded part; a hashed long value keeps its prefix and a `…` mark. */

@@ -1,4 +1,4 @@
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { RedisConnectionOptions } from '../../module/rate-limit-module-options.interface';
 import type { RedisClient } from './redis-script';
 
@@ -12,6 +12,20 @@ export const LIMITER_CLIENT_DEFAULTS: RedisOptions = {
   maxRetriesPerRequest: 0,
   connectTimeout: 2_000,
   retryStrategy: (attempt: number) => Math.min(50 * 2 ** attempt, 1_000),
+};
+
+/**
+ * Cluster settings with the same rule: ioredis would otherwise resend a command after a failover
+ * or CLUSTERDOWN delay, long after the limiter gave up on it and decided elsewhere (counted
+ * twice). Without those retries, a periodic slot refresh finds the promoted replica instead.
+ * Masters are connected at start (lazyConnect false above) so the first requests don't wait.
+ */
+export const LIMITER_CLUSTER_DEFAULTS: ClusterOptions = {
+  enableOfflineQueue: false,
+  retryDelayOnFailover: 0,
+  retryDelayOnClusterDown: 0,
+  retryDelayOnTryAgain: 0,
+  slotsRefreshInterval: 500,
 };
 
 export interface OwnedClient {
@@ -29,9 +43,9 @@ export function createRedisClient(connection: RedisConnectionOptions): OwnedClie
   }
   if ('cluster' in connection) {
     const client = new Cluster(connection.cluster, {
-      enableOfflineQueue: false,
+      ...LIMITER_CLUSTER_DEFAULTS,
       ...connection.options,
-      redisOptions: { ...LIMITER_CLIENT_DEFAULTS, ...connection.options?.redisOptions },
+      redisOptions: { ...LIMITER_CLIENT_DEFAULTS, lazyConnect: false, ...connection.options?.redisOptions },
     });
     return { client, owned: true };
   }

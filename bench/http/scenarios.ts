@@ -1,0 +1,163 @@
+/**
+ * The small Nest apps measured over HTTP. Each one has a single route, GET /hello, answering
+ * 'ok'; they differ only in what guards it. Every app runs in its own child process
+ * (http/server.ts), so the load generator never shares its event loop.
+ */
+import {
+  applyDecorators,
+  type CanActivate,
+  Controller,
+  type DynamicModule,
+  type ExecutionContext,
+  Get,
+  Inject,
+  Injectable,
+  Module,
+  type Type,
+} from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
+import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { Redis } from 'ioredis';
+import {
+  RATE_LIMIT_ALGORITHMS,
+  RateLimit,
+  type RateLimitAlgorithm,
+  RateLimitGuard,
+  RateLimitModule,
+  type RateLimitOptions,
+} from '../../libs/rate-limit/src';
+
+/** Limits that are never reached in a run: every request is admitted. */
+const ALL_ALLOWED = { limit: 1_000_000_000, window: '1h' } as const;
+/** The throttler equivalent (ttl in ms). */
+const THROTTLER_ALL_ALLOWED = { ttl: 3_600_000, limit: 1_000_000_000 };
+
+export const FLOOR_SCRIPT = "return redis.call('INCR', KEYS[1])";
+
+export interface ScenarioSpec {
+  readonly name: string;
+  readonly label: string;
+  /** What a correct run answers: 'allowed' = only 2xx; 'rejected' = 429 after the first. */
+  readonly expect: 'allowed' | 'rejected';
+}
+
+const algoScenarios: ScenarioSpec[] = RATE_LIMIT_ALGORITHMS.map((algo) => ({
+  name: `ours-${algo}`,
+  label: `ours, 1 policy, ${algo}${algo === 'fixed-window' ? ' (= "one policy")' : ''}`,
+  expect: 'allowed',
+}));
+
+export const SCENARIOS: readonly ScenarioSpec[] = [
+  { name: 'bare', label: 'bare app (no limiter)', expect: 'allowed' },
+  {
+    name: 'floor-guard',
+    label: 'floor: guard doing one EVALSHA (INCR)',
+    expect: 'allowed',
+  },
+  ...algoScenarios,
+  { name: 'ours-stacked-3', label: 'ours, 3 stacked policies (fixed-window)', expect: 'allowed' },
+  { name: 'ours-flood', label: 'ours, flood: 1 client far over its limit', expect: 'rejected' },
+  { name: 'throttler-memory', label: '@nestjs/throttler, in-memory storage', expect: 'allowed' },
+  {
+    name: 'throttler-redis',
+    label: '@nestjs/throttler + @nest-lab/throttler-storage-redis',
+    expect: 'allowed',
+  },
+];
+
+function helloController(...decorators: MethodDecorator[]): Type {
+  @Controller()
+  class BenchController {
+    @Get('hello')
+    @applyDecorators(...decorators)
+    hello(): string {
+      return 'ok';
+    }
+  }
+  return BenchController;
+}
+
+function oursModule(redisUrl: string, policies: RateLimitOptions[]): DynamicModule {
+  @Module({})
+  class OursBenchModule {}
+  return {
+    module: OursBenchModule,
+    imports: [RateLimitModule.forRoot({ redis: redisUrl, keyPrefix: 'bench' })],
+    controllers: [helloController(...policies.map((p) => RateLimit(p)))],
+    providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
+  };
+}
+
+const FLOOR_REDIS = Symbol('FLOOR_REDIS');
+
+/** The least a Redis-backed guard can do: one EVALSHA of a one-line script per request. */
+@Injectable()
+class FloorGuard implements CanActivate {
+  private readonly sha: Promise<string>;
+
+  constructor(@Inject(FLOOR_REDIS) private readonly redis: Redis) {
+    this.sha = redis.script('LOAD', FLOOR_SCRIPT) as Promise<string>;
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<{ ip?: string }>();
+    await this.redis.evalsha(await this.sha, 1, `floor:{ip:${request.ip}}`);
+    return true;
+  }
+}
+
+export function scenarioModule(name: string, redisUrl: string): DynamicModule {
+  @Module({})
+  class BenchAppModule {}
+  const algo = /^ours-(.+)$/.exec(name)?.[1];
+  switch (name) {
+    case 'bare':
+      return { module: BenchAppModule, controllers: [helloController()] };
+    case 'floor-guard':
+      return {
+        module: BenchAppModule,
+        controllers: [helloController()],
+        providers: [
+          { provide: FLOOR_REDIS, useFactory: () => new Redis(redisUrl) },
+          { provide: APP_GUARD, useClass: FloorGuard },
+        ],
+      };
+    case 'ours-stacked-3':
+      return oursModule(redisUrl, [
+        { name: 'per-minute', algo: 'fixed-window', limit: ALL_ALLOWED.limit, window: '1m' },
+        { name: 'per-hour', algo: 'fixed-window', limit: ALL_ALLOWED.limit, window: '1h' },
+        { name: 'per-day', algo: 'fixed-window', limit: ALL_ALLOWED.limit, window: '1d' },
+      ]);
+    case 'ours-flood':
+      return oursModule(redisUrl, [
+        { name: 'flood', algo: 'fixed-window', limit: 1, window: '1h' },
+      ]);
+    case 'throttler-memory':
+      return {
+        module: BenchAppModule,
+        imports: [ThrottlerModule.forRoot([THROTTLER_ALL_ALLOWED])],
+        controllers: [helloController()],
+        providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
+      };
+    case 'throttler-redis':
+      return {
+        module: BenchAppModule,
+        imports: [
+          ThrottlerModule.forRoot({
+            throttlers: [THROTTLER_ALL_ALLOWED],
+            storage: new ThrottlerStorageRedisService(redisUrl),
+          }),
+        ],
+        controllers: [helloController()],
+        providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
+      };
+    default:
+      if (algo && (RATE_LIMIT_ALGORITHMS as readonly string[]).includes(algo)) {
+        return oursModule(redisUrl, [
+          { name: 'one', algo: algo as RateLimitAlgorithm, ...ALL_ALLOWED },
+        ]);
+      }
+      throw new Error(`Unknown scenario ${name}`);
+  }
+}

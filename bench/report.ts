@@ -1,0 +1,259 @@
+/** Turns the raw runs into medians, paired ratios, target verdicts and a markdown report. */
+import type { HttpRun } from './http/http-bench';
+import { SCENARIOS } from './http/scenarios';
+import { CONTENDERS, type ContenderName } from './library/contenders';
+import type { KeyMode, LibraryRun } from './library/library-bench';
+import type { MemoryRun } from './library/memory-bench';
+import type { Machine } from './support/machine';
+import { type Spread, spread } from './support/stats';
+
+export interface BenchConfig {
+  readonly mode: 'full' | 'quick';
+  readonly http: {
+    repetitions: number;
+    durationSec: number;
+    warmupSec: number;
+    connections: number;
+  };
+  readonly library: {
+    repetitions: number;
+    durationMs: number;
+    warmupMs: number;
+    inflight: number[];
+    keyCount: number;
+  };
+  readonly memoryClients: number;
+  /** Pause before each used_memory reading, so Redis can shrink the client buffers. */
+  readonly memorySettleMs: number;
+}
+
+export interface BenchResults {
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly machine: Machine;
+  readonly config: BenchConfig;
+  readonly http: HttpRun[];
+  readonly library: LibraryRun[];
+  readonly libraryOursNotFromRedis: number;
+  readonly memory: MemoryRun[];
+}
+
+const ONE = 'ours-fixed-window';
+
+/** Per-repetition ratio a/b of two HTTP scenarios (only repetitions where both ran). */
+function httpRatio(runs: readonly HttpRun[], a: string, b: string): Spread {
+  const reps = [...new Set(runs.map((r) => r.repetition))];
+  const values = reps.flatMap((rep) => {
+    const x = runs.find((r) => r.repetition === rep && r.scenario === a);
+    const y = runs.find((r) => r.repetition === rep && r.scenario === b);
+    return x && y ? [x.rps / y.rps] : [];
+  });
+  return spread(values);
+}
+
+function libRatio(
+  runs: readonly LibraryRun[],
+  keys: KeyMode,
+  inflight: number,
+  a: ContenderName,
+  b: ContenderName,
+): Spread {
+  const cell = runs.filter((r) => r.keys === keys && r.inflight === inflight);
+  const reps = [...new Set(cell.map((r) => r.repetition))];
+  return spread(
+    reps.flatMap((rep) => {
+      const x = cell.find((r) => r.repetition === rep && r.contender === a);
+      const y = cell.find((r) => r.repetition === rep && r.contender === b);
+      return x && y ? [x.opsPerSec / y.opsPerSec] : [];
+    }),
+  );
+}
+
+const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
+const x2 = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}x` : 'n/a');
+const ratio = (s: Spread) => `**${x2(s.median)}** (${x2(s.min)}–${x2(s.max)})`;
+const usec = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
+const counts = (s: Spread) => `${int(s.median)} (${int(s.min)}–${int(s.max)})`;
+
+export interface TargetVerdict {
+  readonly target: string;
+  readonly measured: string;
+  readonly pass: boolean;
+}
+
+export function targets(results: BenchResults): TargetVerdict[] {
+  const { http, library, memory } = results;
+  const verdicts: TargetVerdict[] = [];
+  const vsBare = httpRatio(http, ONE, 'bare');
+  verdicts.push({
+    target: 'guarded route (1 policy, all allowed) >= 0.90x bare',
+    measured: x2(vsBare.median),
+    pass: vsBare.median >= 0.9,
+  });
+  const vsThrottlerRedis = httpRatio(http, ONE, 'throttler-redis');
+  verdicts.push({
+    target: 'guarded route >= 1.3x @nestjs/throttler + Redis storage',
+    measured: x2(vsThrottlerRedis.median),
+    pass: vsThrottlerRedis.median >= 1.3,
+  });
+  const stackedCost = httpRatio(http, ONE, 'ours-stacked-3');
+  verdicts.push({
+    target: '3 stacked policies <= 1.1x the cost (time per request) of 1 policy',
+    measured: x2(stackedCost.median),
+    pass: stackedCost.median <= 1.1,
+  });
+  const flood = httpRatio(http, 'ours-flood', 'bare');
+  verdicts.push({
+    target: 'flood of rejected requests >= 0.95x bare',
+    measured: x2(flood.median),
+    pass: flood.median >= 0.95,
+  });
+  for (const keys of ['hot key', '10,000 keys'] as const) {
+    const r = libRatio(library, keys, 256, 'ours', 'rate-limiter-flexible');
+    verdicts.push({
+      target: `consume() at 256 in flight >= 1.5x rate-limiter-flexible (${keys})`,
+      measured: x2(r.median),
+      pass: r.median >= 1.5,
+    });
+  }
+  for (const algo of ['fixed-window', 'gcra']) {
+    const m = memory.find((r) => r.contender === `ours ${algo}`);
+    const b = m?.bytesPerClient ?? Number.NaN;
+    verdicts.push({
+      target: `Redis memory per idle client <= 120 B, ${algo} (used_memory delta)`,
+      measured: `${b.toFixed(1)} B`,
+      pass: b <= 120,
+    });
+  }
+  return verdicts;
+}
+
+export function renderMarkdown(results: BenchResults): string {
+  const { machine, config, http, library, memory } = results;
+  const out: string[] = [];
+  out.push(`# Rate limiter benchmark (${config.mode} run)`, '');
+  out.push(`${results.startedAt} → ${results.finishedAt}`, '');
+  out.push(
+    `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.kernel}; ` +
+      `Node ${machine.node}; Redis ${machine.redis}; load average at start ${machine.loadAvgAtStart.join(' / ')}.`,
+    '',
+  );
+  out.push(
+    `HTTP: NestJS + express, one app per child process on loopback, autocannon ${config.http.connections} connections, ` +
+      `${config.http.repetitions} interleaved repetitions × ${config.http.durationSec} s (after ${config.http.warmupSec} s warm-up, FLUSHALL before each run). ` +
+      `Ratios are paired: computed within each repetition, then the median (min–max) over repetitions. ` +
+      `Only ratios from the same run mean anything: absolute figures move 10-40 % between runs on a shared 2-core machine.`,
+    '',
+  );
+
+  out.push('## Targets', '', '| target | measured (median) | |', '|---|---|---|');
+  for (const t of targets(results))
+    out.push(`| ${t.target} | ${t.measured} | ${t.pass ? 'pass' : '**FAIL**'} |`);
+  out.push('');
+
+  out.push(
+    '## HTTP',
+    '',
+    '| scenario | req/s median (min–max) | p50 / p99 ms | Redis µs / request | / bare (paired) |',
+    '|---|---|---|---|---|',
+  );
+  for (const spec of SCENARIOS) {
+    const runs = http.filter((r) => r.scenario === spec.name);
+    if (runs.length === 0) continue;
+    const rps = spread(runs.map((r) => r.rps));
+    const p50 = spread(runs.map((r) => r.latencyP50)).median;
+    const p99 = spread(runs.map((r) => r.latencyP99)).median;
+    const problems = runs.filter((r) => r.problem).length;
+    const note = problems ? ` ⚠ ${problems} run(s): ${runs.find((r) => r.problem)?.problem}` : '';
+    out.push(
+      `| ${spec.label}${note} | ${counts(rps)} | ${p50} / ${p99} | ${usec(spread(runs.map((r) => r.redisUsecPerRequest)).median)} | ${spec.name === 'bare' ? '1.00x' : ratio(httpRatio(http, spec.name, 'bare'))} |`,
+    );
+  }
+  out.push('');
+  out.push('| ratio (paired, per repetition) | median (min–max) |', '|---|---|');
+  out.push(`| ours 1 policy / bare | ${ratio(httpRatio(http, ONE, 'bare'))} |`);
+  out.push(
+    `| ours 1 policy / floor guard (one EVALSHA) | ${ratio(httpRatio(http, ONE, 'floor-guard'))} |`,
+  );
+  out.push(
+    `| ours 1 policy / @nestjs/throttler + @nest-lab Redis storage | ${ratio(httpRatio(http, ONE, 'throttler-redis'))} |`,
+  );
+  out.push(
+    `| ours 1 policy / @nestjs/throttler in-memory | ${ratio(httpRatio(http, ONE, 'throttler-memory'))} |`,
+  );
+  out.push(
+    `| cost of 3 stacked / cost of 1 policy (= req/s 1 ÷ req/s 3) | ${ratio(httpRatio(http, ONE, 'ours-stacked-3'))} |`,
+  );
+  out.push(`| flood (429s) / bare | ${ratio(httpRatio(http, 'ours-flood', 'bare'))} |`);
+  out.push('');
+
+  const inflights = [...new Set(library.map((r) => r.inflight))].sort((a, b) => a - b);
+  out.push(
+    '## Library: calls per second',
+    '',
+    `${config.library.repetitions} interleaved repetition(s) × ${config.library.durationMs} ms per cell ` +
+      `(after ${config.library.warmupMs} ms warm-up, FLUSHALL before each), one ioredis connection per contender. ` +
+      `ours = \`RateLimiterService.consume()\` (fixed-window); floor = \`evalsha\` of \`${"return redis.call('INCR', KEYS[1])"}\`; ` +
+      `rate-limiter-flexible = \`RateLimiterRedis.consume()\`; @nest-lab = \`ThrottlerStorageRedisService.increment()\`.`,
+    '',
+  );
+  out.push(
+    `| keys | in flight | ${CONTENDERS.join(' | ')} | ours / rate-limiter-flexible | ours / floor | ours / @nest-lab |`,
+    `|---|---|${CONTENDERS.map(() => '---|').join('')}---|---|---|`,
+  );
+  for (const keys of ['hot key', '10,000 keys'] as const) {
+    for (const inflight of inflights) {
+      const cells = CONTENDERS.map((c) =>
+        counts(
+          spread(
+            library
+              .filter((r) => r.keys === keys && r.inflight === inflight && r.contender === c)
+              .map((r) => r.opsPerSec),
+          ),
+        ),
+      );
+      out.push(
+        `| ${keys} | ${inflight} | ${cells.join(' | ')} | ${ratio(libRatio(library, keys, inflight, 'ours', 'rate-limiter-flexible'))} | ` +
+          `${ratio(libRatio(library, keys, inflight, 'ours', 'floor'))} | ${ratio(libRatio(library, keys, inflight, 'ours', 'nest-lab'))} |`,
+      );
+    }
+  }
+  out.push('');
+  out.push(
+    'Redis command time per call (µs, INFO commandstats, median over repetitions and in-flight levels): ' +
+      (['hot key', '10,000 keys'] as const)
+        .map(
+          (keys) =>
+            `${keys}: ` +
+            CONTENDERS.map(
+              (c) =>
+                `${c} ${usec(spread(library.filter((r) => r.keys === keys && r.contender === c).map((r) => r.redisUsecPerOp)).median)}`,
+            ).join(', '),
+        )
+        .join('; ') +
+      '.',
+  );
+  const libErrors = library.reduce((n, r) => n + r.errors, 0);
+  out.push('');
+  out.push(
+    `Errors during library runs: ${libErrors}; decisions of ours not made by Redis (timeout fallback): ${results.libraryOursNotFromRedis}.`,
+    '',
+  );
+
+  out.push(
+    '## Redis memory per client',
+    '',
+    `${config.memoryClients.toLocaleString('en-US')} clients, one request each (limit ${100} per 1 h, nothing expires during the measurement). ` +
+      '`used_memory` delta ÷ clients includes the key, value, TTL and dict overhead; MEMORY USAGE is one key (SAMPLES 0).',
+    '',
+    '| limiter | B per client (used_memory delta) | same, excluding client buffers | keys created | MEMORY USAGE of one key | sample key |',
+    '|---|---|---|---|---|---|',
+  );
+  for (const m of memory) {
+    out.push(
+      `| ${m.contender} | ${m.bytesPerClient.toFixed(1)} | ${((m.usedMemoryDelta - m.clientBuffersDelta) / m.clients).toFixed(1)} | ${m.keysCreated.toLocaleString('en-US')} | ${m.sampleKeyMemoryUsage} B | \`${m.sampleKey}\` |`,
+    );
+  }
+  out.push('');
+  return out.join('\n');
+}

@@ -1,0 +1,71 @@
+import { ConsoleLogger, type INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import request from 'supertest';
+import { AppModule } from '../apps/demo/src/app.module';
+import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
+
+/** Everything the app logs, as text. */
+class CapturingLogger extends ConsoleLogger {
+  readonly lines: string[] = [];
+  protected override printMessages(messages: unknown[], context = '', level = 'log'): void {
+    this.lines.push(
+      `${level} ${context} ${messages.map((m) => (m instanceof Error ? `${m.message} ${m.stack}` : JSON.stringify(m))).join(' ')}`,
+    );
+  }
+}
+
+describe('the admin token stays out of the logs', () => {
+  const TOKEN = 'tok-6a1f0c9e2b7d44c1a8f3';
+  let redis: TestRedis;
+  let app: INestApplication;
+  const logger = new CapturingLogger();
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        AppModule.forRoot({
+          REDIS_URL: redis.url,
+          RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
+          ADMIN_TOKEN: TOKEN,
+        }),
+      ],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger });
+    await app.init();
+  });
+  afterAll(async () => {
+    await app.close();
+    await redis.close();
+  });
+
+  it('is never printed at boot, on wrong or right tokens, on errors or on shutdown', async () => {
+    const server = app.getHttpServer();
+    await request(server)
+      .get('/admin/policies')
+      .set('Authorization', `Bearer ${TOKEN}x`)
+      .expect(401);
+    await request(server)
+      .get('/admin/policies')
+      .set('Authorization', `Bearer ${TOKEN.slice(0, 10)}`)
+      .expect(401);
+    await request(server)
+      .get('/admin/policies')
+      .set('Authorization', `Bearer ${TOKEN}`)
+      .expect(200);
+    await request(server)
+      .patch('/admin/policies/demo.gcra')
+      .set('Authorization', `Bearer ${TOKEN}`)
+      .send({ limit: -1 })
+      .expect(400);
+    await request(server)
+      .get('/admin/policies/nope')
+      .set('Authorization', `Bearer ${TOKEN}`)
+      .expect(404);
+    await redis.stop();
+    await request(server).get('/admin/policies').set('Authorization', `Bearer ${TOKEN}`);
+    await redis.restart();
+    expect(logger.lines.length).toBeGreaterThan(5); // the logger really captured the app's output
+    expect(logger.lines.filter((line) => line.includes(TOKEN.slice(4)))).toEqual([]);
+  });
+});

@@ -1,0 +1,209 @@
+/**
+ * A real Redis Sentinel setup for integration tests: a primary, one replica (`--replicaof`) and
+ * three sentinels (`redis-server <conf> --sentinel`, quorum 2), all on free 127.0.0.1 ports.
+ *
+ *   let sentinel: TestSentinel;
+ *   beforeAll(async () => { sentinel = await startTestSentinel(); });
+ *   afterAll(async () => { await sentinel?.close(); });
+ *
+ * `killPrimary()` SIGKILLs the primary; `waitForPromotion()` asks a sentinel for the primary's
+ * address until it changes (and the new primary says `role:master`). Every process is SIGKILLed
+ * on `close()` and when the test process exits; the temporary directory is removed.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type HostPort,
+  PortInUseError,
+  killProcess,
+  makeTempDir,
+  redisCommand,
+  removeTempDir,
+  spawnRedisProcess,
+  waitFor,
+} from './redis-cluster';
+import { findFreePort } from './redis-test-server';
+
+export interface TestSentinel {
+  readonly sentinels: HostPort[];
+  readonly name: 'mymaster';
+  readonly primaryPort: number;
+  readonly replicaPort: number;
+  /** SIGKILLs the primary and resolves once the process has exited. */
+  killPrimary(): Promise<void>;
+  /**
+   * Polls a sentinel until the primary's address differs from `primaryPort` and the new
+   * primary reports `role:master`. Resolves with it and the time waited.
+   */
+  waitForPromotion(timeoutMs?: number): Promise<HostPort & { waitedMs: number }>;
+  /** What the sentinels currently report as the primary. */
+  currentPrimary(): Promise<HostPort>;
+  close(): Promise<void>;
+}
+
+export interface StartTestSentinelOptions {
+  /** `sentinel down-after-milliseconds`. @default 1000 */
+  downAfterMs?: number;
+  /** `sentinel failover-timeout`. @default 5000 */
+  failoverTimeoutMs?: number;
+}
+
+const NAME = 'mymaster';
+const HOST = '127.0.0.1';
+const SENTINEL_READY = /\+monitor master/;
+
+async function onFreePort(
+  start: (port: number) => Promise<ChildProcess>,
+): Promise<{ port: number; child: ChildProcess }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await findFreePort();
+    try {
+      return { port, child: await start(port) };
+    } catch (error) {
+      if (!(error instanceof PortInUseError) || attempt >= 5) throw error;
+    }
+  }
+}
+
+export async function startTestSentinel(
+  options: StartTestSentinelOptions = {},
+): Promise<TestSentinel> {
+  const downAfterMs = options.downAfterMs ?? 1_000;
+  const failoverTimeoutMs = options.failoverTimeoutMs ?? 5_000;
+  const dir = makeTempDir('rl-sentinel');
+  const children: ChildProcess[] = [];
+  const close = async () => {
+    await Promise.all(children.map((c) => killProcess(c)));
+    removeTempDir(dir);
+  };
+
+  const dataArgs = (port: number) => [
+    '--port',
+    String(port),
+    '--bind',
+    HOST,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'no',
+    '--dir',
+    dir,
+    '--dbfilename',
+    `dump-${port}.rdb`,
+  ];
+
+  try {
+    const primary = await onFreePort((port) =>
+      spawnRedisProcess(dataArgs(port), undefined, `primary ${port}`),
+    );
+    children.push(primary.child);
+    const replica = await onFreePort((port) =>
+      spawnRedisProcess(
+        [...dataArgs(port), '--replicaof', HOST, String(primary.port)],
+        undefined,
+        `replica ${port}`,
+      ),
+    );
+    children.push(replica.child);
+    await waitFor(
+      'the replica to sync with the primary',
+      async () =>
+        /master_link_status:up/.test(
+          String(await redisCommand(replica.port, 'INFO', ['replication'])),
+        )
+          ? true
+          : undefined,
+      10_000,
+    );
+
+    const sentinels: HostPort[] = [];
+    for (let i = 0; i < 3; i++) {
+      const sentinel = await onFreePort((port) => {
+        const conf = join(dir, `sentinel-${port}.conf`);
+        writeFileSync(
+          conf,
+          [
+            `port ${port}`,
+            `bind ${HOST}`,
+            `dir ${dir}`,
+            'sentinel resolve-hostnames no',
+            `sentinel monitor ${NAME} ${HOST} ${primary.port} 2`,
+            `sentinel down-after-milliseconds ${NAME} ${downAfterMs}`,
+            `sentinel failover-timeout ${NAME} ${failoverTimeoutMs}`,
+            `sentinel parallel-syncs ${NAME} 1`,
+            '',
+          ].join('\n'),
+        );
+        return spawnRedisProcess([conf, '--sentinel'], SENTINEL_READY, `sentinel ${port}`);
+      });
+      children.push(sentinel.child);
+      sentinels.push({ host: HOST, port: sentinel.port });
+    }
+    // Sentinels find each other and the replica through the primary (hello messages every 2 s):
+    // a failover needs the quorum to be reachable and the replica known.
+    await waitFor(
+      'the sentinels to see each other and the replica',
+      async () => {
+        for (const s of sentinels) {
+          const quorum = String(await redisCommand(s.port, 'SENTINEL', ['CKQUORUM', NAME]));
+          if (!/3 usable Sentinels/.test(quorum)) return undefined;
+          const replicas = (await redisCommand(s.port, 'SENTINEL', [
+            'REPLICAS',
+            NAME,
+          ])) as unknown[];
+          if (replicas.length < 1) return undefined;
+        }
+        return true;
+      },
+      15_000,
+      200,
+    );
+
+    const currentPrimary = async (): Promise<HostPort> => {
+      let lastError: unknown;
+      for (const s of sentinels) {
+        try {
+          const [host, port] = (await redisCommand(s.port, 'SENTINEL', [
+            'GET-MASTER-ADDR-BY-NAME',
+            NAME,
+          ])) as [string, string];
+          return { host, port: Number(port) };
+        } catch (error) {
+          lastError = error;
+        }
+      }
+      throw new Error(`no sentinel answered: ${String(lastError)}`);
+    };
+
+    return {
+      sentinels,
+      name: NAME,
+      primaryPort: primary.port,
+      replicaPort: replica.port,
+      killPrimary: () => killProcess(primary.child),
+      currentPrimary,
+      waitForPromotion: async (timeoutMs = 20_000) => {
+        const started = Date.now();
+        const promoted = await waitFor(
+          `the sentinels to promote a new primary for ${NAME}`,
+          async () => {
+            const current = await currentPrimary();
+            if (current.port === primary.port) return undefined;
+            const info = String(await redisCommand(current.port, 'INFO', ['replication']));
+            return /role:master/.test(info) ? current : undefined;
+          },
+          timeoutMs,
+          50,
+        );
+        return { ...promoted, waitedMs: Date.now() - started };
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
