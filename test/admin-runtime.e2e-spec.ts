@@ -38,6 +38,8 @@ describe('admin API across two demo instances', () => {
       REDIS_URL: redis.url,
       RATE_LIMIT_KEY_PREFIX: prefix,
       ADMIN_TOKEN: TOKEN,
+      // Bursts of 100 concurrent requests: no test here is about timeouts (see redis-down).
+      RATE_LIMIT_TIMEOUT_MS: '2000',
       TRUST_PROXY: 'true',
     };
     [a, b] = await Promise.all([createDemoApp(env), createDemoApp(env)]);

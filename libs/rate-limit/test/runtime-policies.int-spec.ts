@@ -40,6 +40,8 @@ async function startInstance(url: string, prefix: string): Promise<INestApplicat
       RateLimitModule.forRoot({
         redis: url,
         keyPrefix: prefix,
+        // Bursts of 150 concurrent decisions: no test here is about timeouts, so allow for a busy machine.
+        commandTimeoutMs: 2_000,
         policyRefreshMs: REFRESH_MS,
         statsFlushMs: 100,
       }),
