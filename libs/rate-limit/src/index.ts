@@ -81,3 +81,4 @@ export {
   type RedisPingCheckOptions,
 } from './health/redis-health.indicator';
 export { RateLimitHealthModule } from './health/rate-limit-health.module';
+export { LIMITER_CLIENT_DEFAULTS, LIMITER_CLUSTER_DEFAULTS } from './store/redis/create-redis-client';
