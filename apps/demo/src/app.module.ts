@@ -12,6 +12,7 @@ import { resolveAdminToken } from './admin/admin-token';
 import { AlgorithmsController } from './api/algorithms.controller';
 import { ShowcaseController } from './api/showcase.controller';
 import { validateDemoEnv, type DemoConfig } from './config/demo-config';
+import { MetricsController } from './metrics/metrics.controller';
 import { HealthController } from './health/health.controller';
 import { demoRedisConnection } from './redis/demo-redis-connection';
 
@@ -55,7 +56,7 @@ export class AppModule {
         TerminusModule,
         RateLimitHealthModule,
       ],
-      controllers: [AlgorithmsController, ShowcaseController, HealthController],
+      controllers: [AlgorithmsController, ShowcaseController, HealthController, MetricsController],
       providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
     };
   }

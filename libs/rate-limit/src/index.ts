@@ -81,4 +81,8 @@ export {
   type RedisPingCheckOptions,
 } from './health/redis-health.indicator';
 export { RateLimitHealthModule } from './health/rate-limit-health.module';
-export { LIMITER_CLIENT_DEFAULTS, LIMITER_CLUSTER_DEFAULTS } from './store/redis/create-redis-client';
+export {
+  LIMITER_CLIENT_DEFAULTS,
+  LIMITER_CLUSTER_DEFAULTS,
+} from './store/redis/create-redis-client';
+export { RateLimitMetrics } from './metrics/rate-limit-metrics';

@@ -92,7 +92,10 @@ describe('untrusted proxy warning', () => {
   it('warns once when X-Forwarded-For arrives while trustProxy is off, and still ignores it', () => {
     const warnings: string[] = [];
     const resolve = createClientIpResolver(undefined, (message) => warnings.push(message));
-    const behindProxy = { headers: { 'x-forwarded-for': '203.0.113.9' }, socket: { remoteAddress: '10.0.0.2' } };
+    const behindProxy = {
+      headers: { 'x-forwarded-for': '203.0.113.9' },
+      socket: { remoteAddress: '10.0.0.2' },
+    };
     expect(resolve(behindProxy as never)).toBe('10.0.0.2');
     expect(resolve(behindProxy as never)).toBe('10.0.0.2');
     expect(warnings).toHaveLength(1);

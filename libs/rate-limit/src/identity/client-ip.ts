@@ -23,7 +23,7 @@ export function createClientIpResolver(
         warned = true;
         warn(
           'Requests carry X-Forwarded-For but trustProxy is off: the header is ignored, so every ' +
-            'client behind that proxy shares the proxy address\'s limits. Set trustProxy to the ' +
+            "client behind that proxy shares the proxy address's limits. Set trustProxy to the " +
             'proxies you run (never to a value clients can spoof).',
         );
       }

@@ -14,6 +14,7 @@ import { MemoryStore } from '../store/memory/memory-store';
 import type { RateLimitStore } from '../store/rate-limit-store.interface';
 import { RedisConnection } from '../store/redis/redis-connection';
 import { RedisStore } from '../store/redis/redis-store';
+import { RateLimitMetrics } from '../metrics/rate-limit-metrics';
 import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.module-definition';
 import type { RateLimitModuleOptions } from './rate-limit-module-options.interface';
 import { resolveModuleOptions, type RateLimitConfig } from './resolve-module-options';
@@ -38,15 +39,25 @@ import { resolveModuleOptions, type RateLimitConfig } from './resolve-module-opt
       useFactory: (config: RateLimitConfig) => RedisConnection.open(config.options.redis),
     },
     { provide: MemoryStore, useFactory: () => new MemoryStore() },
+    { provide: RateLimitMetrics, useFactory: () => new RateLimitMetrics() },
     {
       provide: RATE_LIMIT_STORE,
-      inject: [RATE_LIMIT_CONFIG, RedisConnection, MemoryStore],
+      inject: [RATE_LIMIT_CONFIG, RedisConnection, MemoryStore, RateLimitMetrics],
       useFactory: (
         config: RateLimitConfig,
         connection: RedisConnection,
         memory: MemoryStore,
+        metrics: RateLimitMetrics,
       ): RateLimitStore =>
-        connection.client ? new RedisStore(connection.client, config.commandTimeoutMs) : memory,
+        connection.client
+          ? new RedisStore(
+              connection.client,
+              config.commandTimeoutMs,
+              undefined,
+              undefined,
+              metrics,
+            )
+          : memory,
     },
     {
       provide: RATE_LIMIT_OVERRIDES,
@@ -64,6 +75,7 @@ import { resolveModuleOptions, type RateLimitConfig } from './resolve-module-opt
     RateLimitGuard,
   ],
   exports: [
+    RateLimitMetrics,
     RateLimiterService,
     RateLimitGuard,
     PolicyRegistry,

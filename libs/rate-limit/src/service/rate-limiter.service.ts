@@ -8,6 +8,7 @@ import { RATE_LIMIT_ALGORITHMS } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { RATE_LIMIT_CONFIG, RATE_LIMIT_STORE } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
+import { RateLimitMetrics } from '../metrics/rate-limit-metrics';
 import { PolicyStats } from '../runtime/policy-stats.service';
 import { MemoryStore } from '../store/memory/memory-store';
 import type {
@@ -52,6 +53,7 @@ export class RateLimiterService implements OnModuleDestroy {
     private readonly registry: PolicyRegistry,
     private readonly insurance: MemoryStore,
     private readonly stats: PolicyStats,
+    private readonly metrics: RateLimitMetrics,
   ) {}
 
   /** Charges `cost` to `identity` under a registered policy. */
@@ -97,6 +99,7 @@ export class RateLimiterService implements OnModuleDestroy {
   ): Promise<RateLimitVerdict> {
     const verdict = await this.run('consume', requests, options);
     this.stats.record(verdict);
+    this.metrics.observe(verdict);
     return verdict;
   }
 

@@ -45,7 +45,11 @@ export function createRedisClient(connection: RedisConnectionOptions): OwnedClie
     const client = new Cluster(connection.cluster, {
       ...LIMITER_CLUSTER_DEFAULTS,
       ...connection.options,
-      redisOptions: { ...LIMITER_CLIENT_DEFAULTS, lazyConnect: false, ...connection.options?.redisOptions },
+      redisOptions: {
+        ...LIMITER_CLIENT_DEFAULTS,
+        lazyConnect: false,
+        ...connection.options?.redisOptions,
+      },
     });
     return { client, owned: true };
   }

@@ -1,5 +1,5 @@
 import { Cluster, type Redis } from 'ioredis';
-import { RateLimitStoreError } from '../../errors/rate-limit-store.error';
+import { RateLimitStoreError, type StoreFailure } from '../../errors/rate-limit-store.error';
 import type {
   RateLimitStore,
   ReasonCode,
@@ -13,6 +13,12 @@ import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker';
 import { loadDecideScript } from './decide-script';
 import type { RedisClient, RedisScript } from './redis-script';
 import { withTimeout } from './with-timeout';
+
+/** Receives command latencies, failures and circuit changes (the metrics). */
+export interface StoreObserver {
+  observeCommand(seconds: number, failure?: StoreFailure): void;
+  setCircuitOpen(open: boolean): void;
+}
 
 const FIELDS_PER_OUTCOME = 5;
 const DEFAULT_BREAKER: CircuitBreakerOptions = { failureThreshold: 3, probeIntervalMs: 200 };
@@ -36,8 +42,13 @@ export class RedisStore implements RateLimitStore {
     private readonly timeoutMs: number,
     private readonly script: RedisScript = loadDecideScript(),
     breakerOptions: CircuitBreakerOptions = DEFAULT_BREAKER,
+    private readonly observer?: StoreObserver,
   ) {
     this.breaker = new CircuitBreaker(breakerOptions, () => withTimeout(client.ping(), timeoutMs));
+    if (observer) {
+      this.breaker.on('open', () => observer.setCircuitOpen(true));
+      this.breaker.on('close', () => observer.setCircuitOpen(false));
+    }
   }
 
   onModuleDestroy(): void {
@@ -88,25 +99,31 @@ export class RedisStore implements RateLimitStore {
 
   private async send<T>(command: () => Promise<T>): Promise<T> {
     if (this.client.status !== 'ready') {
-      throw new RateLimitStoreError(
-        'unavailable',
-        `Redis is not connected (${this.client.status})`,
-      );
+      return this.failFast(`Redis is not connected (${this.client.status})`);
     }
-    if (this.breaker.isOpen) {
-      throw new RateLimitStoreError('unavailable', 'Redis circuit is open after repeated failures');
-    }
+    if (this.breaker.isOpen) return this.failFast('Redis circuit is open after repeated failures');
+    const started = performance.now();
     try {
       const result = await withTimeout(command(), this.timeoutMs);
       this.breaker.succeeded();
+      this.observer?.observeCommand((performance.now() - started) / 1000);
       return result;
-    } catch (error) {
+    } catch (caught) {
       this.breaker.failed();
-      if (error instanceof RateLimitStoreError) throw error;
-      throw new RateLimitStoreError('error', `Redis failed: ${(error as Error).message}`, {
-        cause: error,
-      });
+      const error =
+        caught instanceof RateLimitStoreError
+          ? caught
+          : new RateLimitStoreError('error', `Redis failed: ${(caught as Error).message}`, {
+              cause: caught,
+            });
+      this.observer?.observeCommand((performance.now() - started) / 1000, error.failure);
+      throw error;
     }
+  }
+
+  private failFast(message: string): never {
+    this.observer?.observeCommand(0, 'unavailable');
+    throw new RateLimitStoreError('unavailable', message);
   }
 }
 

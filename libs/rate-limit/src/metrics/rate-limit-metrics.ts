@@ -1,0 +1,93 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type {
+  RateLimitDecision,
+  RateLimitVerdict,
+} from '../decision/rate-limit-decision.interface';
+import type { StoreFailure } from '../errors/rate-limit-store.error';
+
+type Outcome = 'allowed' | 'rejected' | 'shadow_rejected';
+
+/** Below this share of its capacity left, a decision counts as near the limit. */
+const NEAR_LIMIT_SHARE = 0.2;
+
+/**
+ * Prometheus metrics of the limiter, in a registry of its own (several apps in one process, as in
+ * tests, must not collide in prom-client's global one). Labels are policies, outcomes and
+ * failure kinds only: bounded by configuration, never by clients.
+ * @publicApi
+ */
+export class RateLimitMetrics {
+  readonly registry = new Registry();
+
+  private readonly decisions = new Counter({
+    name: 'rate_limit_decisions_total',
+    help: 'Policy decisions by outcome (allowed, rejected, shadow_rejected)',
+    labelNames: ['policy', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly fallbacks = new Counter({
+    name: 'rate_limit_fallback_decisions_total',
+    help: 'Requests decided without Redis, by onRedisError mode (memory, open, closed)',
+    labelNames: ['mode'] as const,
+    registers: [this.registry],
+  });
+  private readonly nearLimit = new Counter({
+    name: 'rate_limit_near_limit_total',
+    help: `Admitted decisions that left less than ${NEAR_LIMIT_SHARE * 100} % of the capacity`,
+    labelNames: ['policy'] as const,
+    registers: [this.registry],
+  });
+  private readonly scriptSeconds = new Histogram({
+    name: 'rate_limit_redis_command_duration_seconds',
+    help: 'Latency of Redis rate limit commands (the decide script, refunds, deletes)',
+    buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [this.registry],
+  });
+  private readonly redisErrors = new Counter({
+    name: 'rate_limit_redis_errors_total',
+    help: 'Redis commands that failed, by kind (unavailable, timeout, error)',
+    labelNames: ['failure'] as const,
+    registers: [this.registry],
+  });
+  private readonly circuit = new Gauge({
+    name: 'rate_limit_redis_circuit_open',
+    help: '1 while the circuit breaker keeps decisions away from Redis',
+    registers: [this.registry],
+  });
+  /** Label children per policy and outcome, resolved once instead of on every request. */
+  private readonly children = new Map<string, Counter.Internal>();
+
+  /** Counts one consumed request's decisions. */
+  observe(verdict: RateLimitVerdict): void {
+    if (verdict.source === 'fail-open' || verdict.source === 'fail-closed') {
+      this.fallbacks.labels(verdict.source === 'fail-open' ? 'open' : 'closed').inc();
+      return;
+    }
+    if (verdict.source === 'memory' && verdict.storeError) this.fallbacks.labels('memory').inc();
+    for (const d of verdict.decisions) {
+      const outcome: Outcome = d.allowed ? 'allowed' : d.shadow ? 'shadow_rejected' : 'rejected';
+      this.child(d.policy, outcome).inc();
+      if (d.allowed && isNearLimit(d)) this.nearLimit.labels(d.policy).inc();
+    }
+  }
+
+  observeCommand(seconds: number, failure?: StoreFailure): void {
+    if (failure) this.redisErrors.labels(failure).inc();
+    else this.scriptSeconds.observe(seconds);
+  }
+
+  setCircuitOpen(open: boolean): void {
+    this.circuit.set(open ? 1 : 0);
+  }
+
+  private child(policy: string, outcome: Outcome): Counter.Internal {
+    const id = `${outcome}\u0000${policy}`;
+    let child = this.children.get(id);
+    if (!child) this.children.set(id, (child = this.decisions.labels(policy, outcome)));
+    return child;
+  }
+}
+
+function isNearLimit(d: RateLimitDecision): boolean {
+  return d.limit > 0 && d.remaining < d.limit * NEAR_LIMIT_SHARE;
+}
