@@ -97,7 +97,10 @@ export class RateLimitAdminService {
 
   async resetKey(name: string, identity: string): Promise<void> {
     this.known(name);
-    await this.unavailableOnError(() => this.limiter.reset(name, identity));
+    await this.unavailableOnError(async () => {
+      await this.limiter.reset(name, identity);
+      await this.overrides.announceReset(name);
+    });
   }
 
   private known(name: string): RateLimitPolicy {

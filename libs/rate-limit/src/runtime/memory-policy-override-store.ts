@@ -1,11 +1,12 @@
 import type { PolicyOverride } from '../admin/policy-view.interface';
 import { encodeOverride } from './policy-override-codec';
-import type { OverrideListener, PolicyOverrideStore } from './policy-override-store';
+import type { OverrideListener, PolicyOverrideStore, ResetListener } from './policy-override-store';
 
 /** Overrides for a single instance without Redis: kept and announced in this process. */
 export class MemoryPolicyOverrideStore implements PolicyOverrideStore {
   private readonly hashes = new Map<string, Record<string, string>>();
   private listener?: OverrideListener;
+  private onReset?: ResetListener;
 
   async readAll(names: readonly string[]): Promise<Map<string, Record<string, string>>> {
     return new Map(names.map((name) => [name, { ...(this.hashes.get(name) ?? {}) }]));
@@ -21,8 +22,17 @@ export class MemoryPolicyOverrideStore implements PolicyOverrideStore {
     this.listener?.(name, null);
   }
 
-  async subscribe(listener: OverrideListener): Promise<void> {
+  async subscribe(
+    listener: OverrideListener,
+    _waitMs: number,
+    onReset?: ResetListener,
+  ): Promise<void> {
     this.listener = listener;
+    this.onReset = onReset;
+  }
+
+  async announceReset(name: string): Promise<void> {
+    this.onReset?.(name);
   }
 
   async close(): Promise<void> {}

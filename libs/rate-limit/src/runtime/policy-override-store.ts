@@ -1,6 +1,9 @@
 import type { PolicyOverride } from '../admin/policy-view.interface';
 
 /** Someone (maybe another instance) changed a policy's override; null means removed. */
+/** An identity of the policy was reset on some instance. */
+export type ResetListener = (name: string) => void;
+
 export type OverrideListener = (name: string, override: PolicyOverride | null) => void;
 
 /**
@@ -18,6 +21,8 @@ export interface PolicyOverrideStore {
    * Starts listening for changes announced by any instance (this one included); resolves once
    * listening, or after `waitMs` (the refresh interval covers a late subscription).
    */
-  subscribe(listener: OverrideListener, waitMs: number): Promise<void>;
+  subscribe(listener: OverrideListener, waitMs: number, onReset?: ResetListener): Promise<void>;
+  /** Tells every instance that identities of the policy were reset (their cached rejections go). */
+  announceReset(name: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -9,6 +9,7 @@ import type { PolicyOverride } from '../admin/policy-view.interface';
 import type { RateLimitConfig } from '../module/resolve-module-options';
 import { RATE_LIMIT_CONFIG, RATE_LIMIT_OVERRIDES } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
+import { RateLimiterService } from '../service/rate-limiter.service';
 import { parseOverrideHash } from './policy-override-codec';
 import type { PolicyOverrideStore } from './policy-override-store';
 
@@ -30,12 +31,14 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly registry: PolicyRegistry,
     @Inject(RATE_LIMIT_OVERRIDES) private readonly overrides: PolicyOverrideStore,
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
+    private readonly limiter: RateLimiterService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.overrides.subscribe(
       (name, override) => this.apply(name, override),
       SUBSCRIBE_WAIT_MS,
+      () => this.limiter.forgetRejections(),
     );
     await this.refresh();
     this.timer = setInterval(() => void this.refresh(), this.config.policyRefreshMs).unref();

@@ -4,14 +4,15 @@ import { withTimeout } from '../store/redis/with-timeout';
 import type { PolicyOverride } from '../admin/policy-view.interface';
 import type { RedisClient } from '../store/redis/redis-script';
 import { encodeOverride, parseOverrideHash } from './policy-override-codec';
-import type { OverrideListener, PolicyOverrideStore } from './policy-override-store';
+import type { OverrideListener, PolicyOverrideStore, ResetListener } from './policy-override-store';
 
 /** Operator actions and background reads may wait longer than a request decision. */
 const ADMIN_TIMEOUT_MS = 2_000;
 
 interface ChangeMessage {
   name: string;
-  override: PolicyOverride | null;
+  override?: PolicyOverride | null;
+  reset?: true;
 }
 
 /**
@@ -59,7 +60,11 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
     await this.publish({ name, override: null });
   }
 
-  async subscribe(listener: OverrideListener, waitMs: number): Promise<void> {
+  async subscribe(
+    listener: OverrideListener,
+    waitMs: number,
+    onReset?: ResetListener,
+  ): Promise<void> {
     // Unlike the request path, the subscriber may queue while (re)connecting: it never blocks a request.
     const queueing = { enableOfflineQueue: true, maxRetriesPerRequest: null };
     const subscriber =
@@ -68,7 +73,9 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
         : this.client.duplicate(queueing);
     this.subscriber = subscriber;
     subscriber.on('error', () => undefined);
-    subscriber.on('message', (_channel: string, raw: string) => this.onMessage(raw, listener));
+    subscriber.on('message', (_channel: string, raw: string) =>
+      this.onMessage(raw, listener, onReset),
+    );
     const subscribed = (subscriber as Redis).subscribe(this.channel).then(() => undefined);
     await withTimeout(subscribed, waitMs).catch((error: Error) => {
       this.logger.warn(
@@ -83,14 +90,19 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
     if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
   }
 
+  async announceReset(name: string): Promise<void> {
+    await this.publish({ name, reset: true });
+  }
+
   private async publish(message: ChangeMessage): Promise<void> {
     await withTimeout(this.client.publish(this.channel, JSON.stringify(message)), ADMIN_TIMEOUT_MS);
   }
 
-  private onMessage(raw: string, listener: OverrideListener): void {
+  private onMessage(raw: string, listener: OverrideListener, onReset?: ResetListener): void {
     try {
       const message = JSON.parse(raw) as ChangeMessage;
       if (typeof message.name !== 'string') return;
+      if (message.reset) return onReset?.(message.name);
       const override =
         message.override && parseOverrideHash(encodeOverride(message.override)).override;
       listener(message.name, override ?? null);

@@ -17,6 +17,7 @@ import type {
   StoreOp,
   StoreReply,
 } from '../store/rate-limit-store.interface';
+import { BlockedCache } from './blocked-cache';
 import { toDecision } from './to-decision';
 
 /** One policy to apply to one identity. */
@@ -46,6 +47,7 @@ interface Group {
 export class RateLimiterService implements OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
   private degraded = false;
+  private readonly blocked = new BlockedCache();
 
   constructor(
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
@@ -54,7 +56,9 @@ export class RateLimiterService implements OnModuleDestroy {
     private readonly insurance: MemoryStore,
     private readonly stats: PolicyStats,
     private readonly metrics: RateLimitMetrics,
-  ) {}
+  ) {
+    registry.onChange(() => this.forgetRejections());
+  }
 
   /** Charges `cost` to `identity` under a registered policy. */
   async consume(
@@ -90,6 +94,12 @@ export class RateLimiterService implements OnModuleDestroy {
       return [key, this.config.keys.blockKey(key)];
     });
     await Promise.all([this.store.delete(keys), this.insurance.delete(keys)]);
+    this.forgetRejections();
+  }
+
+  /** Forgets remembered rejections (a reset or a policy change may let them through sooner). */
+  forgetRejections(): void {
+    this.blocked.clear();
   }
 
   /** Every policy of one request, all-or-nothing. */
@@ -97,7 +107,12 @@ export class RateLimiterService implements OnModuleDestroy {
     requests: readonly PolicyRequest[],
     options?: DecideOptions,
   ): Promise<RateLimitVerdict> {
-    const verdict = await this.run('consume', requests, options);
+    // An explicit `now` (tests) is not wall time: the cache of rejections does not apply.
+    const cacheKey = options?.nowMs === undefined ? blockedKey(requests) : undefined;
+    const nowMs = Date.now();
+    const cached = cacheKey === undefined ? undefined : this.blocked.get(cacheKey, nowMs);
+    const verdict = cached ?? (await this.run('consume', requests, options));
+    if (!cached && cacheKey !== undefined) this.blocked.remember(cacheKey, verdict, nowMs);
     this.stats.record(verdict);
     this.metrics.observe(verdict);
     return verdict;
@@ -265,4 +280,15 @@ export class RateLimiterService implements OnModuleDestroy {
       source: verdict.source,
     };
   }
+}
+
+/** Identifies a request's policies, identities and costs for the cache of rejections. */
+function blockedKey(requests: readonly PolicyRequest[]): string {
+  if (requests.length === 1) {
+    const [{ policy, identity, cost }] = requests;
+    return `${cost}\u0000${policy.name}\u0000${identity}`;
+  }
+  return requests
+    .map(({ policy, identity, cost }) => `${cost}\u0000${policy.name}\u0000${identity}`)
+    .join('\u0001');
 }
