@@ -17,7 +17,7 @@ import { PolicyRegistry } from '../src/registry/policy-registry';
 import { RateLimiterService } from '../src/service/rate-limiter.service';
 import type { RateLimitStore } from '../src/store/rate-limit-store.interface';
 import { createRedisClient, waitUntilReady } from '../src/store/redis/create-redis-client';
-import { loadDecideScript } from '../src/store/redis/decide-script';
+import { loadDecideScripts } from '../src/store/redis/decide-script';
 import { RedisStore } from '../src/store/redis/redis-store';
 import {
   startTestCluster,
@@ -284,7 +284,8 @@ describe('rate limiting on a Redis Cluster (3 masters, 3 replicas)', () => {
   });
 
   it('reloads the script on every master after SCRIPT FLUSH (NOSCRIPT handled)', async () => {
-    const sha = loadDecideScript().sha1;
+    // Single-policy calls of one algorithm run that algorithm's script.
+    const sha = loadDecideScripts().byAlgorithm['sliding-window-counter'].sha1;
     await Promise.all(cluster.nodes.map((n) => node(n.port).script('FLUSH')));
     const masters = await cluster.masters();
     for (const m of masters) expect(await node(m.port).script('EXISTS', sha)).toEqual([0]);

@@ -163,6 +163,7 @@ export class RateLimiterService implements OnModuleDestroy {
         true,
       );
     }
+    if (groups.length === 1) return this.runOneGroup(op, requests, groups, nowUs);
     const settled = await Promise.allSettled(
       groups.map((g) => this.store.decide(op, g.entries, nowUs)),
     );
@@ -177,6 +178,23 @@ export class RateLimiterService implements OnModuleDestroy {
       await this.refund(groups, settled);
     }
     return this.verdict(requests, groups, replies, 'redis', false);
+  }
+
+  /** The usual case, one identity: one store call and nothing to refund. */
+  private async runOneGroup(
+    op: StoreOp,
+    requests: readonly PolicyRequest[],
+    groups: readonly Group[],
+    nowUs: number | undefined,
+  ): Promise<RateLimitVerdict> {
+    let reply: StoreReply;
+    try {
+      reply = await this.store.decide(op, groups[0].entries, nowUs);
+    } catch (error) {
+      return this.fallback(op, requests, groups, error as Error, nowUs);
+    }
+    this.recovered();
+    return this.verdict(requests, groups, [reply], 'redis', false);
   }
 
   private group(requests: readonly PolicyRequest[]): Group[] {

@@ -10,7 +10,7 @@ import type {
   StoreReply,
 } from '../rate-limit-store.interface';
 import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker';
-import { loadDecideScript } from './decide-script';
+import { loadDecideScripts, type DecideScripts } from './decide-script';
 import type { RedisClient, RedisScript } from './redis-script';
 import { withTimeout } from './with-timeout';
 
@@ -40,7 +40,7 @@ export class RedisStore implements RateLimitStore {
   constructor(
     readonly client: RedisClient,
     private readonly timeoutMs: number,
-    private readonly script: RedisScript = loadDecideScript(),
+    private readonly scripts: DecideScripts = loadDecideScripts(),
     breakerOptions: CircuitBreakerOptions = DEFAULT_BREAKER,
     private readonly observer?: StoreObserver,
   ) {
@@ -49,6 +49,14 @@ export class RedisStore implements RateLimitStore {
       this.breaker.on('open', () => observer.setCircuitOpen(true));
       this.breaker.on('close', () => observer.setCircuitOpen(false));
     }
+  }
+
+  private scriptFor(entries: readonly StoreEntry[]): RedisScript {
+    const algo = entries[0].policy.algo;
+    for (let i = 1; i < entries.length; i++) {
+      if (entries[i].policy.algo !== algo) return this.scripts.all;
+    }
+    return this.scripts.byAlgorithm[algo];
   }
 
   onModuleDestroy(): void {
@@ -67,7 +75,8 @@ export class RedisStore implements RateLimitStore {
       args.push(policy.algo, policy.limit, policy.windowMs, policy.burst, cost, policy.blockForMs);
       args.push(policy.mode === 'shadow' ? 1 : 0);
     }
-    const reply = await this.send(() => this.script.run(this.client, keys, args));
+    const script = this.scriptFor(entries);
+    const reply = await this.send(() => script.run(this.client, keys, args));
     return op === 'refund' ? { admitted: true, outcomes: [] } : parseReply(reply, entries.length);
   }
 
