@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import { normalizePolicy } from './normalize-policy';
 import { MAX_LIMIT, MAX_WINDOW_MS } from './policy-limits';
@@ -169,5 +170,24 @@ describe('normalizePolicy', () => {
   it('reports the value it got', () => {
     expect(rejectionOf({ limit: 0 }).message).toContain('(got 0)');
     expect(rejectionOf({ window: '10 parsecs' }).message).toContain('10 parsecs');
+  });
+});
+
+describe('policy names from any text (property)', () => {
+  it('are either rejected at bootstrap or safe inside a Redis key', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (name) => {
+        let accepted: string | undefined;
+        try {
+          accepted = normalizePolicy({ limit: 1, window: 1000 }, name, WHERE).name;
+        } catch (error) {
+          expect(String(error)).toContain('"name"');
+          return;
+        }
+        expect(accepted).toMatch(/^[A-Za-z0-9._\-#/@]{1,128}$/);
+        expect(accepted).not.toMatch(/[{}:*?[\]\s]/);
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });
