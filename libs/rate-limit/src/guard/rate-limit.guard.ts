@@ -51,10 +51,13 @@ export class RateLimitGuard implements CanActivate {
     }
     if (!verdict.allowed) {
       const rejected = mostRestrictive(verdict.decisions)!;
-      throw new RateLimitExceededException(
-        rejected.policy,
-        toSeconds(rejected.retryAfterMs),
-        rejectionMessage(rejected),
+      throw withoutStackTrace(
+        () =>
+          new RateLimitExceededException(
+            rejected.policy,
+            toSeconds(rejected.retryAfterMs),
+            rejectionMessage(rejected),
+          ),
       );
     }
     return true;
@@ -89,6 +92,20 @@ export class RateLimitGuard implements CanActivate {
       for (const [name, value] of rateLimitHeaders(this.config.headers, shown)) set(name, value);
     if (!verdict.allowed && shown && shown.retryAfterMs > 0)
       set('Retry-After', String(toSeconds(shown.retryAfterMs)));
+  }
+}
+
+/**
+ * A rejection is an expected outcome, not a fault: capturing a stack trace for each 429 of a
+ * flood would cost more than deciding it.
+ */
+function withoutStackTrace<T>(make: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }
 
