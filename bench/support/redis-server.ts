@@ -3,9 +3,9 @@
  * (as test/support/redis-test-server.ts does), stopped at the end.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { stopChild, track } from './processes';
+import { findFreePort } from '../../test/support/redis-test-server';
 
 export interface BenchRedis {
   readonly url: string;
@@ -15,21 +15,7 @@ export interface BenchRedis {
 
 const READY = /Ready to accept connections/;
 
-export function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
-}
+export { findFreePort };
 
 function spawnRedis(port: number): Promise<ChildProcess> {
   const bin = process.env.REDIS_SERVER_BIN ?? 'redis-server';
