@@ -194,6 +194,16 @@ describe.each(factories)('conformance: $name store', (factory) => {
       },
     );
 
+    it.each(BUCKETS)(
+      '%s: a unit shorter than a microsecond still gets a valid expiry',
+      async (algo) => {
+        // 1e9 per second: one unit is 1 ns, so "until full" rounds to 0 ms; Redis refuses PX 0.
+        const fast = policy({ algo, limit: 1_000_000_000, window: 1_000 });
+        const out = await hits(fast, T0, 3);
+        expect(out.map((o) => o.allowed)).toEqual([true, true, true]);
+      },
+    );
+
     it('token-bucket: a lowered capacity clamps the tokens kept; a raised limit keeps them', async () => {
       await hits(policy({ algo: 'token-bucket', limit: 10, window: 10_000 }), T0, 2); // 8 left
       expect(

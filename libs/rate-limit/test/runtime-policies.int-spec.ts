@@ -177,6 +177,24 @@ describe('runtime policies across two instances on one Redis', () => {
     expect(b.get(PolicyStats)).toBeDefined();
   });
 
+  it('consume() refuses a cost that is not an integer from 1 to 1e9', async () => {
+    const limiter = a.get(RateLimitAdminService)['limiter'];
+    for (const cost of [0, -5, 1.5, Number.NaN, 1e10]) {
+      await expect(limiter.consume('log', 'ip:10.9.9.9', cost)).rejects.toThrow(RangeError);
+    }
+    expect((await limiter.peek('log', 'ip:10.9.9.9')).remaining).toBe(3);
+  });
+
+  it("a programmatic reset on one instance clears the other instance's remembered rejections", async () => {
+    const identity = 'ip:10.9.9.8';
+    const onA = a.get(RateLimitAdminService)['limiter'];
+    const onB = b.get(RateLimitAdminService)['limiter'];
+    for (let i = 0; i < 3; i++) await onB.consume('log', identity);
+    expect((await onB.consume('log', identity)).allowed).toBe(false); // B now remembers the rejection
+    await onA.reset('log', identity);
+    await within(100, async () => (await onB.consume('log', identity)).allowed);
+  });
+
   it('lists live usage per identity over 1,000+ identities without missing or repeating one', async () => {
     const service = a.get(RateLimitAdminService);
     const limiter = a.get(RateLimitAdminService)['limiter'];

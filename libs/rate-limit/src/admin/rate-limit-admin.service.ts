@@ -97,10 +97,7 @@ export class RateLimitAdminService {
 
   async resetKey(name: string, identity: string): Promise<void> {
     this.known(name);
-    await this.unavailableOnError(async () => {
-      await this.limiter.reset(name, identity);
-      await this.overrides.announceReset(name);
-    });
+    await this.unavailableOnError(() => this.limiter.reset(name, identity));
   }
 
   private known(name: string): RateLimitPolicy {

@@ -4,8 +4,9 @@ import type { HeaderStyle } from '../module/rate-limit-module-options.interface'
 export const toSeconds = (ms: number): number => Math.ceil(ms / 1000);
 
 /**
- * The decision the headers describe: a rejecting enforced policy (the longest wait) if any,
- * otherwise the one with the fewest units left (the latest reset on a tie).
+ * The decision the headers describe: a rejecting enforced policy (one that can never pass, else
+ * the longest wait) if any, otherwise the enforced one with the fewest units left (the latest
+ * reset on a tie), shadow policies last.
  */
 export function mostRestrictive(
   decisions: readonly RateLimitDecision[],
@@ -21,7 +22,14 @@ function rank(a: RateLimitDecision, b: RateLimitDecision): number {
   const aRejects = !a.allowed && !a.shadow;
   const bRejects = !b.allowed && !b.shadow;
   if (aRejects !== bRejects) return aRejects ? -1 : 1;
-  if (aRejects) return b.retryAfterMs - a.retryAfterMs;
+  if (aRejects) {
+    // A request that can never pass says so, whatever another policy's wait.
+    const aNever = a.reason === 'cost-exceeds-capacity';
+    if (aNever !== (b.reason === 'cost-exceeds-capacity')) return aNever ? -1 : 1;
+    return b.retryAfterMs - a.retryAfterMs;
+  }
+  // Shadow policies do not limit the client, so an enforced one describes it first.
+  if (a.shadow !== b.shadow) return a.shadow ? 1 : -1;
   if (a.remaining !== b.remaining) return a.remaining - b.remaining;
   return b.resetMs - a.resetMs;
 }

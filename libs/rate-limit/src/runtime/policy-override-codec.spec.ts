@@ -55,4 +55,17 @@ describe('parseOverrideHash', () => {
     const override = { algo: 'sliding-window' as const, limit: 3, enabled: true, updatedAt: 5 };
     expect(parseOverrideHash(encodeOverride(override)).override).toEqual(override);
   });
+
+  it.each(['__proto__', 'constructor', 'hasOwnProperty', 'valueOf', 'toString'])(
+    'treats the field %s as unknown instead of crashing',
+    (field) => {
+      const hash = Object.fromEntries([
+        [field, '1'],
+        ['limit', '4'],
+      ]);
+      const { override, problems } = parseOverrideHash(hash);
+      expect(override).toEqual({ limit: 4 });
+      expect(problems).toEqual([`${field}="1" (unknown field)`]);
+    },
+  );
 });

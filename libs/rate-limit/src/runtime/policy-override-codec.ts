@@ -32,7 +32,10 @@ export function parseOverrideHash(hash: Record<string, string>): ParsedOverride 
   const override: Record<string, unknown> = {};
   const problems: string[] = [];
   for (const [field, raw] of Object.entries(hash)) {
-    const parse = PARSERS[field as keyof PolicyOverride] as ((raw: string) => unknown) | undefined;
+    // Own keys only: redis-cli may write `__proto__`, `constructor` or `hasOwnProperty` as fields.
+    const parse = Object.hasOwn(PARSERS, field)
+      ? (PARSERS[field as keyof PolicyOverride] as (raw: string) => unknown)
+      : undefined;
     const value = parse?.(raw);
     if (value === undefined)
       problems.push(`${field}=${JSON.stringify(raw)}${parse ? '' : ' (unknown field)'}`);

@@ -60,14 +60,22 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
     }
     this.warned.delete('refresh');
     for (const [name, hash] of hashes) {
-      const { override, problems } = parseOverrideHash(hash);
-      if (problems.length > 0) {
+      try {
+        const { override, problems } = parseOverrideHash(hash);
+        if (problems.length > 0) {
+          this.warnOnce(
+            `${name}:${problems.join(',')}`,
+            `Ignored invalid fields in the override of "${name}": ${problems.join(', ')}`,
+          );
+        }
+        this.apply(name, override);
+      } catch (error) {
+        // Whatever an operator wrote, a refresh never takes the process down.
         this.warnOnce(
-          `${name}:${problems.join(',')}`,
-          `Ignored invalid fields in the override of "${name}": ${problems.join(', ')}`,
+          `${name}:crash`,
+          `Ignored the override of "${name}": ${(error as Error).message}`,
         );
       }
-      this.apply(name, override);
     }
   }
 

@@ -6,7 +6,9 @@ import type {
 import type { RateLimitConfig } from '../module/resolve-module-options';
 import { RATE_LIMIT_ALGORITHMS } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
-import { RATE_LIMIT_CONFIG, RATE_LIMIT_STORE } from '../rate-limit.constants';
+import { RATE_LIMIT_CONFIG, RATE_LIMIT_OVERRIDES, RATE_LIMIT_STORE } from '../rate-limit.constants';
+import type { PolicyOverrideStore } from '../runtime/policy-override-store';
+import { MAX_LIMIT } from '../policy/policy-limits';
 import { PolicyRegistry } from '../registry/policy-registry';
 import { RateLimitMetrics } from '../metrics/rate-limit-metrics';
 import { PolicyStats } from '../runtime/policy-stats.service';
@@ -56,6 +58,7 @@ export class RateLimiterService implements OnModuleDestroy {
     private readonly insurance: MemoryStore,
     private readonly stats: PolicyStats,
     private readonly metrics: RateLimitMetrics,
+    @Inject(RATE_LIMIT_OVERRIDES) private readonly overrides: PolicyOverrideStore,
   ) {
     registry.onChange(() => this.forgetRejections());
   }
@@ -67,6 +70,9 @@ export class RateLimiterService implements OnModuleDestroy {
     cost = 1,
     options?: DecideOptions,
   ): Promise<RateLimitDecision> {
+    if (!Number.isInteger(cost) || cost < 1 || cost > MAX_LIMIT) {
+      throw new RangeError(`cost must be an integer from 1 to ${MAX_LIMIT} (got ${cost})`);
+    }
     const verdict = await this.decide(
       [{ policy: this.policy(policyName), identity, cost }],
       options,
@@ -95,6 +101,8 @@ export class RateLimiterService implements OnModuleDestroy {
     });
     await Promise.all([this.store.delete(keys), this.insurance.delete(keys)]);
     this.forgetRejections();
+    // Other instances may remember this identity's rejections too.
+    await this.overrides.announceReset(policyName);
   }
 
   /** Forgets remembered rejections (a reset or a policy change may let them through sooner). */
@@ -169,13 +177,13 @@ export class RateLimiterService implements OnModuleDestroy {
     );
     const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failure) {
-      if (op === 'consume') this.refund(groups, settled);
+      if (op === 'consume') void this.refund(groups, settled, nowUs);
       return this.fallback(op, requests, groups, failure.reason as Error, nowUs);
     }
     this.recovered();
     const replies = settled.map((s) => (s as PromiseFulfilledResult<StoreReply>).value);
     if (op === 'consume' && groups.length > 1 && replies.some((r) => !r.admitted)) {
-      await this.refund(groups, settled);
+      await this.refund(groups, settled, nowUs);
     }
     return this.verdict(requests, groups, replies, 'redis', false);
   }
@@ -213,12 +221,13 @@ export class RateLimiterService implements OnModuleDestroy {
   private async refund(
     groups: readonly Group[],
     settled: readonly PromiseSettledResult<StoreReply>[],
+    nowUs: number | undefined,
   ): Promise<void> {
     const refunds = groups.flatMap((group, i) => {
       const result = settled[i];
       if (result.status !== 'fulfilled' || !result.value.admitted) return [];
       const charged = group.entries.filter((_, j) => result.value.outcomes[j].allowed);
-      return charged.length > 0 ? [this.store.decide('refund', charged)] : [];
+      return charged.length > 0 ? [this.store.decide('refund', charged, nowUs)] : [];
     });
     const failed = (await Promise.allSettled(refunds)).filter((r) => r.status === 'rejected');
     if (failed.length > 0)

@@ -24,7 +24,8 @@ export class MemoryKeyspace {
 
   /** Like SET PX: the value lives `pxMs` from now. */
   set(key: string, value: unknown, pxMs: number): void {
-    this.slots.set(key, { value, expiresAtMs: this.clockMs() + pxMs });
+    // As `px` in lua/prelude.lua: an expiry is at least 1 ms.
+    this.slots.set(key, { value, expiresAtMs: this.clockMs() + Math.max(1, pxMs) });
   }
 
   /** Like SET KEEPTTL. */
@@ -36,7 +37,7 @@ export class MemoryKeyspace {
   /** Like PEXPIRE. */
   expire(key: string, pxMs: number): void {
     const slot = this.slots.get(key);
-    if (slot) slot.expiresAtMs = this.clockMs() + pxMs;
+    if (slot) slot.expiresAtMs = this.clockMs() + Math.max(1, pxMs);
   }
 
   /** Milliseconds to live, -2 when missing (like PTTL). */

@@ -70,7 +70,7 @@ if op == 'consume' then
       p.algo.commit(p, st)
     elseif st.reason == REASON_LIMIT and p.blockForUs > 0 then
       -- The penalty is the point of blockFor: it applies even though nothing else is charged.
-      redis.call('SET', p.blockKey, int(now + p.blockForUs), 'PX', to_ms(p.blockForUs))
+      redis.call('SET', p.blockKey, int(now + p.blockForUs), 'PX', px(p.blockForUs))
       st.retryAfterUs = math.max(st.retryAfterUs, p.blockForUs)
       st.resetUs = math.max(st.resetUs, p.blockForUs)
     end

@@ -20,12 +20,12 @@ algorithms['fixed-window'] = {
     return st
   end,
   commit = function(p, st)
-    redis.call('SET', p.key, int(st.index) .. ':' .. int(st.count + p.cost), 'PX', to_ms(st.resetUs))
+    redis.call('SET', p.key, int(st.index) .. ':' .. int(st.count + p.cost), 'PX', px(st.resetUs))
   end,
   refund = function(p)
     local st = algorithms['fixed-window'].check(p)
     if st.count == 0 then return end
     local count = math.max(0, st.count - p.cost)
-    redis.call('SET', p.key, int(st.index) .. ':' .. int(count), 'PX', to_ms(st.resetUs))
+    redis.call('SET', p.key, int(st.index) .. ':' .. int(count), 'PX', px(st.resetUs))
   end,
 }

@@ -26,11 +26,11 @@ algorithms['gcra'] = {
     return st
   end,
   commit = function(p, st)
-    redis.call('SET', p.key, num(st.newTat), 'PX', to_ms(st.newTat - p.now))
+    redis.call('SET', p.key, num(st.newTat), 'PX', px(st.newTat - p.now))
   end,
   refund = function(p)
     local tat = math.max(p.now, gcra_tat(p) - p.cost * p.windowUs / p.limit)
     if tat <= p.now then redis.call('DEL', p.key) return end
-    redis.call('SET', p.key, num(tat), 'PX', to_ms(tat - p.now))
+    redis.call('SET', p.key, num(tat), 'PX', px(tat - p.now))
   end,
 }

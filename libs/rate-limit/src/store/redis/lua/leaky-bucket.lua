@@ -11,7 +11,7 @@ end
 
 local function lb_store(p, level)
   if level <= 0 then redis.call('DEL', p.key) return end
-  redis.call('SET', p.key, num(level) .. ':' .. int(p.now), 'PX', to_ms(level * p.windowUs / p.limit))
+  redis.call('SET', p.key, num(level) .. ':' .. int(p.now), 'PX', px(level * p.windowUs / p.limit))
 end
 
 algorithms['leaky-bucket'] = {

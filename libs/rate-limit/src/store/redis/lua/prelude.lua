@@ -14,6 +14,9 @@ local function num(n) return string.format('%.17g', n) end
 -- Rounded to the microsecond first, so float noise (1999000.0000000012 us) does not add a ms.
 local function to_ms(us) return math.ceil(math.floor(us + 0.5) / 1000) end
 
+-- An expiry must be at least 1 ms (Redis refuses PX 0): a unit shorter than 0.5 us rounds to 0.
+local function px(us) return math.max(1, to_ms(us)) end
+
 local function split2(raw)
   local a, b = string.match(raw, '^([^:]+):([^:]+)$')
   return tonumber(a), tonumber(b)

@@ -43,7 +43,7 @@ algorithms['sliding-window-counter'] = {
   end,
   commit = function(p, st)
     local value = int(st.index) .. ':' .. int(st.current + p.cost) .. ':' .. int(st.previous)
-    redis.call('SET', p.key, value, 'PX', to_ms(2 * p.windowUs - st.elapsed))
+    redis.call('SET', p.key, value, 'PX', px(2 * p.windowUs - st.elapsed))
   end,
   refund = function(p)
     local index, current, previous = swc_read(p)

@@ -35,7 +35,7 @@ algorithms['sliding-window'] = {
     for _ = 1, p.cost do
       repeat seq = seq + 1 until redis.call('ZADD', p.key, 'NX', int(p.now), int(p.now) .. '-' .. int(seq)) == 1
     end
-    redis.call('PEXPIRE', p.key, to_ms(p.windowUs))
+    redis.call('PEXPIRE', p.key, px(p.windowUs))
   end,
   refund = function(p)
     -- Members are interchangeable for counting, so the newest ones are given back.

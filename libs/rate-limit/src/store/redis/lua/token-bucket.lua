@@ -12,7 +12,7 @@ end
 local function tb_store(p, tokens)
   if tokens >= p.burst then redis.call('DEL', p.key) return end
   local untilFullUs = (p.burst - tokens) * p.windowUs / p.limit
-  redis.call('SET', p.key, num(tokens) .. ':' .. int(p.now), 'PX', to_ms(untilFullUs))
+  redis.call('SET', p.key, num(tokens) .. ':' .. int(p.now), 'PX', px(untilFullUs))
 end
 
 algorithms['token-bucket'] = {
