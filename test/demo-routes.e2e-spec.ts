@@ -8,19 +8,12 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import request, { type Response } from 'supertest';
-import { RateLimiterService } from '@app/rate-limit';
+import { RATE_LIMIT_ALGORITHMS, RateLimiterService } from '@app/rate-limit';
 import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 import { createDemoApp } from './utils/create-demo-app';
 import { ensureWindowHeadroom } from './utils/window-headroom';
 
-const ALGORITHMS = [
-  'fixed-window',
-  'sliding-window',
-  'sliding-window-counter',
-  'token-bucket',
-  'leaky-bucket',
-  'gcra',
-] as const;
+const ALGORITHMS = RATE_LIMIT_ALGORITHMS;
 
 const TEN_SECONDS = 10_000;
 const ONE_MINUTE = 60_000;

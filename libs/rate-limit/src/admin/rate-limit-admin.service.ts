@@ -8,7 +8,7 @@ import {
 import { ApplicationConfig } from '@nestjs/core';
 import { decodeKeyPart } from '../keys/encode-key-part';
 import type { RateLimitConfig } from '../module/resolve-module-options';
-import { usesBurst } from '../policy/rate-limit-algorithm';
+import { capacityOf } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { RATE_LIMIT_CONFIG, RATE_LIMIT_OVERRIDES, RATE_LIMIT_STORE } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
@@ -133,8 +133,4 @@ export class RateLimitAdminService {
 function thresholds(policy: RateLimitPolicy): PolicyThresholds {
   const { algo, limit, windowMs, burst, mode, enabled } = policy;
   return { algo, limit, windowMs, burst, mode, enabled };
-}
-
-function capacityOf(policy: RateLimitPolicy): number {
-  return usesBurst(policy.algo) ? policy.burst : policy.limit;
 }

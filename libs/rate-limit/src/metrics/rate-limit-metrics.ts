@@ -3,9 +3,16 @@ import type {
   RateLimitDecision,
   RateLimitVerdict,
 } from '../decision/rate-limit-decision.interface';
+import { outcomeOf, type DecisionOutcome } from '../decision/decision-outcome';
 import type { StoreFailure } from '../errors/rate-limit-store.error';
 
 type Outcome = 'allowed' | 'rejected' | 'shadow_rejected';
+
+const OUTCOME_LABEL: Readonly<Record<DecisionOutcome, Outcome>> = {
+  allowed: 'allowed',
+  rejected: 'rejected',
+  shadowRejected: 'shadow_rejected',
+};
 
 /** Below this share of its capacity left, a decision counts as near the limit. */
 const NEAR_LIMIT_SHARE = 0.2;
@@ -65,8 +72,8 @@ export class RateLimitMetrics {
     }
     if (verdict.source === 'memory' && verdict.storeError) this.fallbacks.labels('memory').inc();
     for (const d of verdict.decisions) {
-      const outcome: Outcome = d.allowed ? 'allowed' : d.shadow ? 'shadow_rejected' : 'rejected';
-      this.child(d.policy, outcome).inc();
+      const outcome = outcomeOf(d, verdict);
+      if (outcome) this.child(d.policy, OUTCOME_LABEL[outcome]).inc();
       if (d.allowed && isNearLimit(d)) this.nearLimit.labels(d.policy).inc();
     }
   }

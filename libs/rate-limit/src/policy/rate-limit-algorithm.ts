@@ -18,8 +18,12 @@ const BUCKET_ALGORITHMS: ReadonlySet<RateLimitAlgorithm> = new Set([
 ]);
 
 /** Bucket algorithms and GCRA report `burst` as their capacity; window algorithms `limit`. */
-export function usesBurst(algo: RateLimitAlgorithm): boolean {
-  return BUCKET_ALGORITHMS.has(algo);
+export function capacityOf(policy: {
+  readonly algo: RateLimitAlgorithm;
+  readonly limit: number;
+  readonly burst: number;
+}): number {
+  return BUCKET_ALGORITHMS.has(policy.algo) ? policy.burst : policy.limit;
 }
 
 export function isRateLimitAlgorithm(value: unknown): value is RateLimitAlgorithm {

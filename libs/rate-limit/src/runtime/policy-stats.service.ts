@@ -5,6 +5,7 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import type { PolicyStatsView } from '../admin/policy-view.interface';
+import { outcomeOf } from '../decision/decision-outcome';
 import type { RateLimitVerdict } from '../decision/rate-limit-decision.interface';
 import type { RateLimitConfig } from '../module/resolve-module-options';
 import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
@@ -45,13 +46,7 @@ export class PolicyStats implements OnApplicationBootstrap, OnModuleDestroy {
   /** Counts a consumed request: admitted policies as allowed, rejecting ones by mode. */
   record(verdict: RateLimitVerdict): void {
     for (const d of verdict.decisions) {
-      const field: keyof Counts | undefined = !d.allowed
-        ? d.shadow
-          ? 'shadowRejected'
-          : 'rejected'
-        : verdict.allowed
-          ? 'allowed'
-          : undefined;
+      const field = outcomeOf(d, verdict);
       if (!field) continue;
       let counts = this.pending.get(d.policy);
       if (!counts) this.pending.set(d.policy, (counts = zero()));

@@ -3,7 +3,7 @@ import type {
   RateLimitDecision,
   RateLimitReason,
 } from '../decision/rate-limit-decision.interface';
-import { usesBurst } from '../policy/rate-limit-algorithm';
+import { capacityOf } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import type { StoreOutcome } from '../store/rate-limit-store.interface';
 
@@ -24,7 +24,7 @@ export function toDecision(
     policy: policy.name,
     allowed: outcome.allowed,
     shadow: policy.mode === 'shadow',
-    limit: usesBurst(policy.algo) ? policy.burst : policy.limit,
+    limit: capacityOf(policy),
     remaining: outcome.remaining,
     resetMs: outcome.resetMs,
     retryAfterMs: outcome.retryAfterMs,

@@ -1,4 +1,4 @@
-import { usesBurst } from '../../policy/rate-limit-algorithm';
+import { capacityOf } from '../../policy/rate-limit-algorithm';
 import type {
   RateLimitStore,
   ReasonCode,
@@ -84,8 +84,8 @@ export class MemoryStore implements RateLimitStore {
       reason: 0,
     };
     st.reason = st.allowed ? 0 : 1;
-    const capacity = usesBurst(entry.policy.algo) ? entry.policy.burst : entry.policy.limit;
-    if (entry.cost > capacity) Object.assign(st, { allowed: false, retryAfterUs: 0, reason: 3 });
+    if (entry.cost > capacityOf(entry.policy))
+      Object.assign(st, { allowed: false, retryAfterUs: 0, reason: 3 });
     return st;
   }
 
