@@ -2,14 +2,14 @@ import { Cluster, type Redis } from 'ioredis';
 import { RateLimitStoreError, type StoreFailure } from '../../errors/rate-limit-store.error';
 import type {
   RateLimitStore,
-  ReasonCode,
   ScanPage,
   StoreEntry,
   StoreOp,
-  StoreOutcome,
   StoreReply,
 } from '../rate-limit-store.interface';
 import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker';
+import { DecideBatcher } from './decide-batcher';
+import { encodeDecideCall, parseDecideReply } from './decide-call';
 import { loadDecideScripts, type DecideScripts } from './decide-script';
 import type { RedisClient, RedisScript } from './redis-script';
 import { withTimeout } from './with-timeout';
@@ -20,15 +20,16 @@ export interface StoreObserver {
   setCircuitOpen(open: boolean): void;
 }
 
-const FIELDS_PER_OUTCOME = 5;
+const REFUNDED: StoreReply = { admitted: true, outcomes: [] };
 const DEFAULT_BREAKER: CircuitBreakerOptions = { failureThreshold: 3, probeIntervalMs: 200 };
 /** SCAN calls per page (each examines about `count` keys): bounded work, never a blocking command. */
 const MAX_SCAN_CALLS = 20;
 const SCAN_TIMEOUT_MS = 2_000;
 
 /**
- * Decides in Redis: one EVALSHA per identity, bounded by the command timeout. A client that is
- * not connected fails at once (no offline queue), so no request waits on a dead Redis.
+ * Decides in Redis: one EVALSHA per identity, or on a single Redis per batch of the consume calls
+ * made in one event-loop turn, bounded by the command timeout. A client that is not connected
+ * fails at once (no offline queue), so no request waits on a dead Redis.
  * @publicApi
  */
 export class RedisStore implements RateLimitStore {
@@ -36,6 +37,9 @@ export class RedisStore implements RateLimitStore {
 
   /** Opens after consecutive failures so a dead or frozen Redis costs requests no waiting. */
   readonly breaker: CircuitBreaker;
+
+  /** Concurrent consume calls share one script call (not on a cluster). */
+  private readonly batcher?: DecideBatcher;
 
   constructor(
     readonly client: RedisClient,
@@ -45,16 +49,21 @@ export class RedisStore implements RateLimitStore {
     private readonly observer?: StoreObserver,
   ) {
     this.breaker = new CircuitBreaker(breakerOptions, () => withTimeout(client.ping(), timeoutMs));
+    // On a cluster one call may only touch one slot, and the identities of a batch are spread.
+    this.batcher =
+      client instanceof Cluster
+        ? undefined
+        : new DecideBatcher((groups) => this.decideGroups('consume', groups));
     if (observer) {
       this.breaker.on('open', () => observer.setCircuitOpen(true));
       this.breaker.on('close', () => observer.setCircuitOpen(false));
     }
   }
 
-  private scriptFor(entries: readonly StoreEntry[]): RedisScript {
-    const algo = entries[0].policy.algo;
-    for (let i = 1; i < entries.length; i++) {
-      if (entries[i].policy.algo !== algo) return this.scripts.all;
+  private scriptFor(groups: readonly (readonly StoreEntry[])[]): RedisScript {
+    const algo = groups[0][0].policy.algo;
+    for (const entries of groups) {
+      for (const entry of entries) if (entry.policy.algo !== algo) return this.scripts.all;
     }
     return this.scripts.byAlgorithm[algo];
   }
@@ -64,20 +73,21 @@ export class RedisStore implements RateLimitStore {
   }
 
   async decide(op: StoreOp, entries: readonly StoreEntry[], nowUs?: number): Promise<StoreReply> {
-    const keys: string[] = [];
-    const args: (string | number)[] = [
-      op,
-      nowUs === undefined ? '' : Math.floor(nowUs),
-      entries.length,
-    ];
-    for (const { key, blockKey, policy, cost } of entries) {
-      keys.push(key, blockKey);
-      args.push(policy.algo, policy.limit, policy.windowMs, policy.burst, cost, policy.blockForMs);
-      args.push(policy.mode === 'shadow' ? 1 : 0);
-    }
-    const script = this.scriptFor(entries);
+    if (this.batcher && op === 'consume' && nowUs === undefined) return this.batcher.decide(entries);
+    const [reply] = await this.decideGroups(op, [entries], nowUs);
+    return reply;
+  }
+
+  /** One script call for several groups; each group is decided all-or-nothing on its own. */
+  private async decideGroups(
+    op: StoreOp,
+    groups: readonly (readonly StoreEntry[])[],
+    nowUs?: number,
+  ): Promise<StoreReply[]> {
+    const { keys, args } = encodeDecideCall(op, groups, nowUs);
+    const script = this.scriptFor(groups);
     const reply = await this.send(() => script.run(this.client, keys, args));
-    return op === 'refund' ? { admitted: true, outcomes: [] } : parseReply(reply, entries.length);
+    return op === 'refund' ? groups.map(() => REFUNDED) : parseDecideReply(reply, groups);
   }
 
   async delete(keys: readonly string[]): Promise<void> {
@@ -134,26 +144,6 @@ export class RedisStore implements RateLimitStore {
     this.observer?.observeCommand(0, 'unavailable');
     throw new RateLimitStoreError('unavailable', message);
   }
-}
-
-function parseReply(reply: unknown, count: number): StoreReply {
-  if (!Array.isArray(reply) || reply.length !== 1 + count * FIELDS_PER_OUTCOME) {
-    throw new RateLimitStoreError(
-      'error',
-      `Unexpected reply from the rate limit script: ${String(reply)}`,
-    );
-  }
-  const outcomes: StoreOutcome[] = [];
-  for (let i = 1; i < reply.length; i += FIELDS_PER_OUTCOME) {
-    outcomes.push({
-      allowed: reply[i] === 1,
-      remaining: Number(reply[i + 1]),
-      resetMs: Number(reply[i + 2]),
-      retryAfterMs: Number(reply[i + 3]),
-      reason: Number(reply[i + 4]) as ReasonCode,
-    });
-  }
-  return { admitted: reply[0] === 1, outcomes };
 }
 
 function sortedMasters(cluster: Cluster): Redis[] {

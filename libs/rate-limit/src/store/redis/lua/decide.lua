@@ -1,88 +1,110 @@
--- Decides every policy of one identity in one atomic step: all are checked first, and state is
--- written only when every enforced policy admits the request (all-or-nothing).
+-- Decides a batch of requests in one call. Each request (a group: the policies of one identity)
+-- is atomic and all-or-nothing: its policies are all checked first, and state is written only
+-- when every enforced one admits it. Groups are independent of each other.
 --
--- KEYS  for policy i: KEYS[2i-1] its state key, KEYS[2i] its block key (used when blockFor > 0)
 -- ARGV[1] op: 'consume' | 'peek' (no writes) | 'refund' (give back a cost charged earlier)
 -- ARGV[2] now in microseconds, or '' to use Redis TIME (one clock for every app instance)
--- ARGV[3] number of policies
--- ARGV[4 + 7(i-1) ..] for policy i: algo, limit, windowMs, burst, cost, blockForMs, shadow (0|1)
--- Reply: { allowed (0|1), then per policy: allowed, remaining, resetMs, retryAfterMs, reason }
---        reason: 0 admitted, 1 over the limit, 2 blocked (blockFor), 3 cost above capacity
+-- ARGV[3] number of policy specs, then 6 per spec: algo, limit, windowMs, burst, blockForMs, shadow
+-- then per group: its number of entries, then 2 per entry: spec index, cost
+-- KEYS    per entry in order: its state key, then its block key when its spec has blockFor > 0
+-- Reply   per group: admitted (0|1), then 5 per entry: allowed, remaining, resetMs, retryAfterMs,
+--         reason (0 admitted, 1 over the limit, 2 blocked by blockFor, 3 cost above capacity).
+--         A refund replies with an empty list.
 local REASON_OK, REASON_LIMIT, REASON_BLOCKED, REASON_COST = 0, 1, 2, 3
+local BUCKETS = { ['token-bucket'] = true, ['leaky-bucket'] = true, gcra = true }
 
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
 if not now then
   local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  now = t[1] * 1000000 + t[2]
 end
 
-local policies = {}
-for i = 1, tonumber(ARGV[3]) do
-  local a = 4 + 7 * (i - 1)
-  local algo = algorithms[ARGV[a]]
-  if not algo then return redis.error_reply('ERR unknown rate limit algorithm ' .. tostring(ARGV[a])) end
+-- Specs are parsed once per call and reused by every entry that names them.
+local specs = {}
+local a = 4
+for s = 1, tonumber(ARGV[3]) do
+  local name = ARGV[a]
+  local algo = algorithms[name]
+  if not algo then return redis.error_reply('ERR unknown rate limit algorithm ' .. tostring(name)) end
   local limit, burst = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 3])
-  local isBucket = ARGV[a] == 'token-bucket' or ARGV[a] == 'leaky-bucket' or ARGV[a] == 'gcra'
-  policies[i] = {
-    algo = algo, key = KEYS[2 * i - 1], blockKey = KEYS[2 * i], now = now,
-    limit = limit, windowUs = tonumber(ARGV[a + 2]) * 1000, burst = burst,
-    capacity = isBucket and burst or limit,
-    cost = tonumber(ARGV[a + 4]), blockForUs = tonumber(ARGV[a + 5]) * 1000,
-    shadow = ARGV[a + 6] == '1',
+  specs[s] = {
+    algo = algo, now = now, limit = limit, windowUs = ARGV[a + 2] * 1000, burst = burst,
+    capacity = BUCKETS[name] and burst or limit,
+    blockForUs = ARGV[a + 4] * 1000, shadow = ARGV[a + 5] == '1',
   }
+  a = a + 6
 end
 
-if op == 'refund' then
-  for _, p in ipairs(policies) do p.algo.refund(p) end
-  return { 1 }
-end
+local reply, k, nargs = {}, 1, #ARGV
+local entries, states = {}, {}
+while a <= nargs do
+  local n = tonumber(ARGV[a])
+  a = a + 1
+  local admitted = true
+  for j = 1, n do
+    local p = specs[tonumber(ARGV[a])]
+    local cost = tonumber(ARGV[a + 1])
+    a = a + 2
+    local key, blockKey = KEYS[k], nil
+    k = k + 1
+    if p.blockForUs > 0 then
+      blockKey = KEYS[k]
+      k = k + 1
+    end
+    entries[j] = { p = p, key = key, blockKey = blockKey, cost = cost }
+    if op ~= 'refund' then
+      p.key, p.cost = key, cost
+      local untilUs = blockKey and tonumber(redis.call('GET', blockKey))
+      local st
+      if untilUs and untilUs > now then
+        st = { allowed = false, remaining = 0, resetUs = untilUs - now, retryAfterUs = untilUs - now, reason = REASON_BLOCKED }
+      else
+        st = p.algo.check(p)
+        st.reason = st.allowed and REASON_OK or REASON_LIMIT
+        if cost > p.capacity then
+          st.allowed, st.retryAfterUs, st.reason = false, 0, REASON_COST
+        end
+      end
+      states[j] = st
+      if not st.allowed and not p.shadow then admitted = false end
+    end
+  end
 
-local function blocked_until(p)
-  if p.blockForUs <= 0 then return nil end
-  local untilUs = tonumber(redis.call('GET', p.blockKey))
-  if untilUs and untilUs > now then return untilUs end
-  return nil
-end
-
-local admitted = true
-local states = {}
-for i, p in ipairs(policies) do
-  local untilUs = blocked_until(p)
-  local st
-  if untilUs then
-    st = { allowed = false, remaining = 0, resetUs = untilUs - now, retryAfterUs = untilUs - now, reason = REASON_BLOCKED }
+  if op == 'refund' then
+    for j = 1, n do
+      local e = entries[j]
+      e.p.key, e.p.cost = e.key, e.cost
+      e.p.algo.refund(e.p)
+    end
   else
-    st = p.algo.check(p)
-    st.reason = st.allowed and REASON_OK or REASON_LIMIT
-    if p.cost > p.capacity then
-      st.allowed, st.retryAfterUs, st.reason = false, 0, REASON_COST
+    if op == 'consume' then
+      for j = 1, n do
+        local e, st = entries[j], states[j]
+        local p = e.p
+        p.key, p.cost = e.key, e.cost
+        if st.allowed and admitted then
+          p.algo.commit(p, st)
+        elseif st.reason == REASON_LIMIT and p.blockForUs > 0 then
+          -- The penalty is the point of blockFor: it applies even though nothing else is charged.
+          redis.call('SET', e.blockKey, int(now + p.blockForUs), 'PX', px(p.blockForUs))
+          st.retryAfterUs = math.max(st.retryAfterUs, p.blockForUs)
+          st.resetUs = math.max(st.resetUs, p.blockForUs)
+        end
+      end
+    end
+    local r = #reply
+    reply[r + 1] = admitted and 1 or 0
+    r = r + 1
+    for j = 1, n do
+      local st = states[j]
+      reply[r + 1] = st.allowed and 1 or 0
+      reply[r + 2] = st.remaining
+      reply[r + 3] = to_ms(st.resetUs)
+      reply[r + 4] = to_ms(st.retryAfterUs)
+      reply[r + 5] = st.reason
+      r = r + 5
     end
   end
-  states[i] = st
-  if not st.allowed and not p.shadow then admitted = false end
-end
-
-if op == 'consume' then
-  for i, p in ipairs(policies) do
-    local st = states[i]
-    if st.allowed and admitted then
-      p.algo.commit(p, st)
-    elseif st.reason == REASON_LIMIT and p.blockForUs > 0 then
-      -- The penalty is the point of blockFor: it applies even though nothing else is charged.
-      redis.call('SET', p.blockKey, int(now + p.blockForUs), 'PX', px(p.blockForUs))
-      st.retryAfterUs = math.max(st.retryAfterUs, p.blockForUs)
-      st.resetUs = math.max(st.resetUs, p.blockForUs)
-    end
-  end
-end
-
-local reply = { admitted and 1 or 0 }
-for _, st in ipairs(states) do
-  reply[#reply + 1] = st.allowed and 1 or 0
-  reply[#reply + 1] = st.remaining
-  reply[#reply + 1] = to_ms(st.resetUs)
-  reply[#reply + 1] = to_ms(st.retryAfterUs)
-  reply[#reply + 1] = st.reason
 end
 return reply
