@@ -8,9 +8,12 @@ const MAX_ENCODED_LENGTH = 96;
 const KEPT_PREFIX = 64;
 
 const hex2 = (n: number): string => n.toString(16).toUpperCase().padStart(2, '0');
+/** `%XX` of every ASCII character: the usual unsafe characters (`:` of `ip:…`) need no Buffer. */
+const ASCII_ENCODED = Array.from({ length: 128 }, (_, code) => `%${hex2(code)}`);
 
 function encodeChar(ch: string): string {
   const code = ch.codePointAt(0)!;
+  if (code < 128) return ASCII_ENCODED[code];
   // A lone surrogate has no UTF-8 form; encoding it as U+FFFD would make two inputs collide.
   if (code >= 0xd800 && code <= 0xdfff) return `%u${code.toString(16).toUpperCase()}`;
   return Array.from(Buffer.from(ch, 'utf8'), (byte) => `%${hex2(byte)}`).join('');

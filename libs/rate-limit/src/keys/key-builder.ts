@@ -1,6 +1,8 @@
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { encodeKeyPart } from './encode-key-part';
 
+const MAX_CACHED_IDENTITY_LENGTH = 128;
+
 /**
  * Key scheme `<prefix>:{<identity>}:<policy>:<algo>[:block]`. The identity is the hash tag, so
  * every key of one identity is in one Redis Cluster slot (one script call decides them all) and
@@ -8,10 +10,25 @@ import { encodeKeyPart } from './encode-key-part';
  * runtime change of `algo` never meets state of another shape.
  */
 export class KeyBuilder {
-  constructor(readonly prefix: string) {}
+  /** Recently seen identities' tags: a busy client's key is encoded once, not per request. */
+  private readonly tags = new Map<string, string>();
+
+  constructor(
+    readonly prefix: string,
+    private readonly maxCachedTags = 10_000,
+  ) {}
 
   identityTag(identity: string): string {
-    return `${this.prefix}:{${encodeKeyPart(identity)}}:`;
+    let tag = this.tags.get(identity);
+    if (tag === undefined) {
+      tag = `${this.prefix}:{${encodeKeyPart(identity)}}:`;
+      // Bounded in count (by clearing: cheaper than an LRU, a miss costs one encoding) and in
+      // size: client-controlled long identities are not kept.
+      if (identity.length > MAX_CACHED_IDENTITY_LENGTH) return tag;
+      if (this.tags.size >= this.maxCachedTags) this.tags.clear();
+      this.tags.set(identity, tag);
+    }
+    return tag;
   }
 
   stateKey(tag: string, policy: RateLimitPolicy): string {

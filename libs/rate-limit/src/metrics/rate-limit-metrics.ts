@@ -62,7 +62,7 @@ export class RateLimitMetrics {
     registers: [this.registry],
   });
   /** Label children per policy and outcome, resolved once instead of on every request. */
-  private readonly children = new Map<string, Counter.Internal>();
+  private readonly children = new Map<string, Partial<Record<Outcome, Counter.Internal>>>();
 
   /** Counts one consumed request's decisions. */
   observe(verdict: RateLimitVerdict): void {
@@ -88,10 +88,9 @@ export class RateLimitMetrics {
   }
 
   private child(policy: string, outcome: Outcome): Counter.Internal {
-    const id = `${outcome}\u0000${policy}`;
-    let child = this.children.get(id);
-    if (!child) this.children.set(id, (child = this.decisions.labels(policy, outcome)));
-    return child;
+    let byOutcome = this.children.get(policy);
+    if (!byOutcome) this.children.set(policy, (byOutcome = {}));
+    return (byOutcome[outcome] ??= this.decisions.labels(policy, outcome));
   }
 }
 

@@ -19,6 +19,10 @@ export class BlockedCache {
 
   constructor(private readonly maxEntries = 10_000) {}
 
+  get size(): number {
+    return this.entries.size;
+  }
+
   get(key: string, nowMs: number): RateLimitVerdict | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;

@@ -116,11 +116,15 @@ export class RateLimiterService implements OnModuleDestroy {
     options?: DecideOptions,
   ): Promise<RateLimitVerdict> {
     // An explicit `now` (tests) is not wall time: the cache of rejections does not apply.
-    const cacheKey = options?.nowMs === undefined ? blockedKey(requests) : undefined;
+    const useCache = options?.nowMs === undefined;
     const nowMs = Date.now();
+    // While nobody is blocked (the usual case) a request builds no cache key at all.
+    let cacheKey = useCache && this.blocked.size > 0 ? blockedKey(requests) : undefined;
     const cached = cacheKey === undefined ? undefined : this.blocked.get(cacheKey, nowMs);
     const verdict = cached ?? (await this.run('consume', requests, options));
-    if (!cached && cacheKey !== undefined) this.blocked.remember(cacheKey, verdict, nowMs);
+    if (!cached && useCache && !verdict.allowed) {
+      this.blocked.remember((cacheKey ??= blockedKey(requests)), verdict, nowMs);
+    }
     this.stats.record(verdict);
     this.metrics.observe(verdict);
     return verdict;
@@ -206,15 +210,23 @@ export class RateLimiterService implements OnModuleDestroy {
   }
 
   private group(requests: readonly PolicyRequest[]): Group[] {
+    if (requests.length === 1) {
+      const [{ policy, identity, cost }] = requests;
+      return [{ entries: [this.entry(policy, identity, cost)], indexes: [0] }];
+    }
     const byIdentity = new Map<string, Group>();
     requests.forEach(({ policy, identity, cost }, index) => {
       let group = byIdentity.get(identity);
       if (!group) byIdentity.set(identity, (group = { entries: [], indexes: [] }));
-      const key = this.config.keys.stateKey(this.config.keys.identityTag(identity), policy);
-      group.entries.push({ key, blockKey: this.config.keys.blockKey(key), policy, cost });
+      group.entries.push(this.entry(policy, identity, cost));
       group.indexes.push(index);
     });
     return [...byIdentity.values()];
+  }
+
+  private entry(policy: RateLimitPolicy, identity: string, cost: number): StoreEntry {
+    const key = this.config.keys.stateKey(this.config.keys.identityTag(identity), policy);
+    return { key, blockKey: this.config.keys.blockKey(key), policy, cost };
   }
 
   /** Gives back what admitted groups were charged; failures are logged, not thrown. */

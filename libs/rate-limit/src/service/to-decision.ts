@@ -7,6 +7,8 @@ import { capacityOf } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import type { StoreOutcome } from '../store/rate-limit-store.interface';
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 const REASONS: readonly (RateLimitReason | undefined)[] = [
   undefined,
   'limit',
@@ -19,8 +21,7 @@ export function toDecision(
   outcome: StoreOutcome,
   source: DecisionSource,
 ): RateLimitDecision {
-  const reason = REASONS[outcome.reason];
-  return {
+  const decision: Mutable<RateLimitDecision> = {
     policy: policy.name,
     allowed: outcome.allowed,
     shadow: policy.mode === 'shadow',
@@ -28,7 +29,10 @@ export function toDecision(
     remaining: outcome.remaining,
     resetMs: outcome.resetMs,
     retryAfterMs: outcome.retryAfterMs,
-    ...(reason ? { reason } : {}),
     source,
   };
+  // Only a refusal has a reason; set in place rather than spread (this runs per request).
+  const reason = REASONS[outcome.reason];
+  if (reason) decision.reason = reason;
+  return decision;
 }

@@ -37,7 +37,8 @@ for s = 1, tonumber(ARGV[3]) do
 end
 
 local reply, k, nargs = {}, 1, #ARGV
-local entries, states = {}, {}
+-- Per entry of the current group, in arrays reused by every group (no table per entry).
+local eSpec, eKey, eBlock, eCost, eState = {}, {}, {}, {}, {}
 while a <= nargs do
   local n = tonumber(ARGV[a])
   a = a + 1
@@ -46,13 +47,13 @@ while a <= nargs do
     local p = specs[tonumber(ARGV[a])]
     local cost = tonumber(ARGV[a + 1])
     a = a + 2
-    local key, blockKey = KEYS[k], nil
+    local key, blockKey = KEYS[k], false
     k = k + 1
     if p.blockForUs > 0 then
       blockKey = KEYS[k]
       k = k + 1
     end
-    entries[j] = { p = p, key = key, blockKey = blockKey, cost = cost }
+    eSpec[j], eKey[j], eBlock[j], eCost[j] = p, key, blockKey, cost
     if op ~= 'refund' then
       p.key, p.cost = key, cost
       local untilUs = blockKey and tonumber(redis.call('GET', blockKey))
@@ -66,28 +67,27 @@ while a <= nargs do
           st.allowed, st.retryAfterUs, st.reason = false, 0, REASON_COST
         end
       end
-      states[j] = st
+      eState[j] = st
       if not st.allowed and not p.shadow then admitted = false end
     end
   end
 
   if op == 'refund' then
     for j = 1, n do
-      local e = entries[j]
-      e.p.key, e.p.cost = e.key, e.cost
-      e.p.algo.refund(e.p)
+      local p = eSpec[j]
+      p.key, p.cost = eKey[j], eCost[j]
+      p.algo.refund(p)
     end
   else
     if op == 'consume' then
       for j = 1, n do
-        local e, st = entries[j], states[j]
-        local p = e.p
-        p.key, p.cost = e.key, e.cost
+        local p, st = eSpec[j], eState[j]
+        p.key, p.cost = eKey[j], eCost[j]
         if st.allowed and admitted then
           p.algo.commit(p, st)
         elseif st.reason == REASON_LIMIT and p.blockForUs > 0 then
           -- The penalty is the point of blockFor: it applies even though nothing else is charged.
-          redis.call('SET', e.blockKey, int(now + p.blockForUs), 'PX', px(p.blockForUs))
+          redis.call('SET', eBlock[j], int(now + p.blockForUs), 'PX', px(p.blockForUs))
           st.retryAfterUs = math.max(st.retryAfterUs, p.blockForUs)
           st.resetUs = math.max(st.resetUs, p.blockForUs)
         end
@@ -97,7 +97,7 @@ while a <= nargs do
     reply[r + 1] = admitted and 1 or 0
     r = r + 1
     for j = 1, n do
-      local st = states[j]
+      local st = eState[j]
       reply[r + 1] = st.allowed and 1 or 0
       reply[r + 2] = st.remaining
       reply[r + 3] = to_ms(st.resetUs)
