@@ -72,9 +72,11 @@ export class RateLimitGuard implements CanActivate {
     for (const { name, cost, identity } of route.policies) {
       const policy = this.registry.get(name)!;
       if (!policy.enabled) continue;
+      const resolved = identity(context);
       requests.push({
         policy,
-        identity: await identity(context),
+        // Built-in resolvers answer synchronously: no microtask hop for them.
+        identity: typeof resolved === 'string' ? resolved : await resolved,
         cost: typeof cost === 'number' ? cost : checkedCost(name, cost(context)),
       });
     }

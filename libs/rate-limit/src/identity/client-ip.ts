@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import ipaddr from 'ipaddr.js';
 import proxyAddr from 'proxy-addr';
+import { boundedMemo } from '../util/bounded-memo';
 
 /** `true`, a hop count, or addresses/subnets of trusted proxies, as in Express's `trust proxy`. */
 export type TrustProxy = boolean | number | string | readonly string[];
@@ -16,6 +17,8 @@ export function createClientIpResolver(
   trustProxy: TrustProxy | undefined,
   warn: (message: string) => void = (message) => new Logger('RateLimit').warn(message),
 ): ClientIpResolver {
+  // Parsing an address is the costly part; a client keeps its address across requests.
+  const normalize = boundedMemo(normalizeIp);
   if (trustProxy === undefined || trustProxy === false) {
     let warned = false;
     return (request) => {
@@ -27,7 +30,7 @@ export function createClientIpResolver(
             'proxies you run (never to a value clients can spoof).',
         );
       }
-      return normalizeIp(request.socket?.remoteAddress ?? '');
+      return normalize(request.socket?.remoteAddress ?? '');
     };
   }
   const trust =
@@ -36,7 +39,7 @@ export function createClientIpResolver(
       : typeof trustProxy === 'number'
         ? (_addr: string, hop: number) => hop < trustProxy
         : proxyAddr.compile(trustProxy as string | string[]);
-  return (request) => normalizeIp(proxyAddr(request, trust));
+  return (request) => normalize(proxyAddr(request, trust));
 }
 
 /**
