@@ -430,6 +430,65 @@ describe('RateLimitGuard behind a trusted proxy', () => {
   });
 });
 
+const identityCalls = { sync: 0, async: 0 };
+
+@Controller('keyed-by-function')
+class FunctionKeyController {
+  // Order matters to the guard: a promise in the middle of synchronous resolvers.
+  @Get()
+  @RateLimit({ name: 'fn-first-ip', limit: 3, window: '1h' })
+  @RateLimit({
+    name: 'fn-async',
+    limit: 2,
+    window: '1h',
+    key: async (ctx) => {
+      identityCalls.async++;
+      return Promise.resolve(String(ctx.switchToHttp().getRequest().headers['x-tenant']));
+    },
+  })
+  @RateLimit({
+    name: 'fn-sync',
+    limit: 5,
+    window: '1h',
+    key: (ctx) => {
+      identityCalls.sync++;
+      return `sync-${String(ctx.switchToHttp().getRequest().headers['x-tenant'])}`;
+    },
+  })
+  handler() {
+    return { ok: true };
+  }
+}
+
+describe('RateLimitGuard with key functions', () => {
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    app = await createApp([FunctionKeyController]);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('charges synchronous and asynchronous key functions once per request each', async () => {
+    const get = (tenant: string) =>
+      request(app.getHttpServer()).get('/keyed-by-function').set('X-Tenant', tenant);
+    await get('a').expect(200);
+    await get('a').expect(200);
+    const rejected = await get('a').expect(429);
+    expect(rejected.body.policy).toBe('fn-async');
+    await get('b').expect(200);
+    expect(identityCalls).toEqual({ sync: 4, async: 4 });
+    const limiter = app.get(RateLimiterService);
+    expect((await limiter.peek('fn-async', 'fn:a')).remaining).toBe(0);
+    expect((await limiter.peek('fn-async', 'fn:b')).remaining).toBe(1);
+    // The rejected request charged nobody: all-or-nothing across the three identities.
+    expect((await limiter.peek('fn-sync', 'fn:sync-a')).remaining).toBe(3);
+    expect((await limiter.peek('fn-first-ip', LOCAL)).remaining).toBe(0);
+  });
+});
+
 @Controller('styled')
 class StyledController {
   @Get()

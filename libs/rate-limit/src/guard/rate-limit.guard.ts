@@ -5,18 +5,15 @@ import {
   type CanActivate,
   type ExecutionContext,
 } from '@nestjs/common';
-import type {
-  RateLimitDecision,
-  RateLimitVerdict,
-} from '../decision/rate-limit-decision.interface';
+import type { RateLimitVerdict } from '../decision/rate-limit-decision.interface';
 import type { RateLimitConfig } from '../module/resolve-module-options';
 import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
-import type { CompiledRoute } from '../registry/compiled-route';
+import type { CompiledRoute, RoutePolicy } from '../registry/compiled-route';
 import { PolicyRegistry } from '../registry/policy-registry';
 import { RouteTable } from '../registry/route-table';
 import { RateLimiterService, type PolicyRequest } from '../service/rate-limiter.service';
-import { RateLimitExceededException } from './rate-limit-exceeded.exception';
 import { mostRestrictive, rateLimitHeaders, toSeconds } from './rate-limit-headers';
+import { RejectionExceptions } from './rejection-exceptions';
 
 interface HeaderWriter {
   setHeader?(name: string, value: string): void;
@@ -38,86 +35,95 @@ export class RateLimitGuard implements CanActivate {
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  private readonly rejections = new RejectionExceptions();
+
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const route = this.routes.routeFor(context.getClass(), context.getHandler() as () => unknown);
     if (!route) return true;
-    const requests = await this.requests(route, context);
-    if (requests.length === 0) return true;
-    const verdict = await this.limiter.decide(requests);
-    this.writeHeaders(context, verdict);
-    if (verdict.source === 'fail-closed') {
-      throw new ServiceUnavailableException('Rate limiting is unavailable');
-    }
-    if (!verdict.allowed) {
-      const rejected = mostRestrictive(verdict.decisions)!;
-      throw withoutStackTrace(
-        () =>
-          new RateLimitExceededException(
-            rejected.policy,
-            toSeconds(rejected.retryAfterMs),
-            rejectionMessage(rejected),
-          ),
-      );
-    }
-    return true;
+    const requests = this.requests(route, context);
+    return Array.isArray(requests)
+      ? this.decide(context, requests)
+      : requests.then((resolved) => this.decide(context, resolved));
   }
 
-  /** The enabled policies of the route, with their identities and costs. */
-  protected async requests(
+  /**
+   * The enabled policies of the route, with their identities and costs; synchronous unless an
+   * identity resolver is.
+   */
+  protected requests(
     route: CompiledRoute,
     context: ExecutionContext,
-  ): Promise<PolicyRequest[]> {
+  ): PolicyRequest[] | Promise<PolicyRequest[]> {
     const requests: PolicyRequest[] = [];
-    for (const { name, cost, identity } of route.policies) {
+    for (let i = 0; i < route.policies.length; i++) {
+      const { name, cost, identity } = route.policies[i];
       const policy = this.registry.get(name)!;
       if (!policy.enabled) continue;
       const resolved = identity(context);
-      requests.push({
-        policy,
-        // Built-in resolvers answer synchronously: no microtask hop for them.
-        identity: typeof resolved === 'string' ? resolved : await resolved,
-        cost: typeof cost === 'number' ? cost : checkedCost(name, cost(context)),
-      });
+      if (typeof resolved !== 'string') {
+        return this.requestsAsync(route, context, requests, i, resolved);
+      }
+      requests.push({ policy, identity: resolved, cost: costOf(name, cost, context) });
     }
     return requests;
   }
 
   protected writeHeaders(context: ExecutionContext, verdict: RateLimitVerdict): void {
     const response = context.switchToHttp().getResponse<HeaderWriter>();
-    const set = (name: string, value: string): void => {
-      if (response.setHeader) response.setHeader(name, value);
-      else response.header?.(name, value);
-    };
     const shown = mostRestrictive(verdict.decisions);
-    if (shown)
-      for (const [name, value] of rateLimitHeaders(this.config.headers, shown)) set(name, value);
-    if (!verdict.allowed && shown && shown.retryAfterMs > 0)
-      set('Retry-After', String(toSeconds(shown.retryAfterMs)));
+    if (!shown) return;
+    for (const [name, value] of rateLimitHeaders(this.config.headers, shown)) {
+      setHeader(response, name, value);
+    }
+    if (!verdict.allowed && shown.retryAfterMs > 0) {
+      setHeader(response, 'Retry-After', String(toSeconds(shown.retryAfterMs)));
+    }
+  }
+
+  /** A remembered rejection is answered at once: a flood costs no promise and no round trip. */
+  private decide(context: ExecutionContext, requests: PolicyRequest[]): boolean | Promise<boolean> {
+    if (requests.length === 0) return true;
+    const cached = this.limiter.cachedRejection(requests);
+    if (cached) return this.conclude(context, cached);
+    return this.limiter.decideUncached(requests).then((verdict) => this.conclude(context, verdict));
+  }
+
+  private conclude(context: ExecutionContext, verdict: RateLimitVerdict): boolean {
+    this.writeHeaders(context, verdict);
+    if (verdict.source === 'fail-closed') {
+      throw new ServiceUnavailableException('Rate limiting is unavailable');
+    }
+    if (!verdict.allowed) throw this.rejections.exceptionFor(mostRestrictive(verdict.decisions)!);
+    return true;
+  }
+
+  /** Goes on from policy `from`, whose identity resolver answered with a promise. */
+  private async requestsAsync(
+    route: CompiledRoute,
+    context: ExecutionContext,
+    requests: PolicyRequest[],
+    from: number,
+    pending: Promise<string>,
+  ): Promise<PolicyRequest[]> {
+    for (let i = from; i < route.policies.length; i++) {
+      const { name, cost, identity } = route.policies[i];
+      const policy = this.registry.get(name)!;
+      if (!policy.enabled) continue;
+      const resolved = i === from ? await pending : await identity(context);
+      requests.push({ policy, identity: resolved, cost: costOf(name, cost, context) });
+    }
+    return requests;
   }
 }
 
-/**
- * A rejection is an expected outcome, not a fault: capturing a stack trace for each 429 of a
- * flood would cost more than deciding it.
- */
-function withoutStackTrace<T>(make: () => T): T {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    return make();
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
+function setHeader(response: HeaderWriter, name: string, value: string): void {
+  if (response.setHeader) response.setHeader(name, value);
+  else response.header?.(name, value);
 }
 
-function rejectionMessage(decision: RateLimitDecision): string {
-  if (decision.reason === 'cost-exceeds-capacity') {
-    return `Request cost exceeds the capacity (${decision.limit}) of this limit; it can never be admitted`;
-  }
-  return decision.reason === 'blocked'
-    ? 'Too Many Requests: temporarily blocked'
-    : 'Too Many Requests';
+function costOf(policy: string, cost: RoutePolicy['cost'], context: ExecutionContext): number {
+  return typeof cost === 'number' ? cost : checkedCost(policy, cost(context));
 }
 
 function checkedCost(policy: string, cost: unknown): number {

@@ -38,9 +38,12 @@ export function createIdentityResolver(
 ): IdentityResolver {
   const byIp = (ctx: ExecutionContext): string => `ip:${clientIp(socketRequest(request(ctx)))}`;
   if (typeof source === 'function') {
-    return async (ctx) => {
-      const id = await source(ctx);
-      return typeof id === 'string' && id !== '' ? `fn:${id}` : byIp(ctx);
+    const named = (id: unknown, ctx: ExecutionContext): string =>
+      typeof id === 'string' && id !== '' ? `fn:${id}` : byIp(ctx);
+    // A synchronous function keeps the request synchronous; only a promise is awaited.
+    return (ctx) => {
+      const id: unknown = source(ctx);
+      return id instanceof Promise ? id.then((resolved) => named(resolved, ctx)) : named(id, ctx);
     };
   }
   if (typeof source === 'object') {

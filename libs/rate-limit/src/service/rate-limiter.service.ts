@@ -116,18 +116,39 @@ export class RateLimiterService implements OnModuleDestroy {
     options?: DecideOptions,
   ): Promise<RateLimitVerdict> {
     // An explicit `now` (tests) is not wall time: the cache of rejections does not apply.
-    const useCache = options?.nowMs === undefined;
-    const nowMs = Date.now();
+    const cached = options?.nowMs === undefined ? this.cachedRejection(requests) : undefined;
+    return cached ?? this.decideUncached(requests, options);
+  }
+
+  /**
+   * The rejection Redis gave these requests, while it still holds (a flood costs no round trip
+   * and no promise); counted in stats and metrics like any decision. Undefined when none.
+   */
+  cachedRejection(requests: readonly PolicyRequest[]): RateLimitVerdict | undefined {
     // While nobody is blocked (the usual case) a request builds no cache key at all.
-    let cacheKey = useCache && this.blocked.size > 0 ? blockedKey(requests) : undefined;
-    const cached = cacheKey === undefined ? undefined : this.blocked.get(cacheKey, nowMs);
-    const verdict = cached ?? (await this.run('consume', requests, options));
-    if (!cached && useCache && !verdict.allowed) {
-      this.blocked.remember((cacheKey ??= blockedKey(requests)), verdict, nowMs);
+    if (this.blocked.size === 0) return undefined;
+    const verdict = this.blocked.get(blockedKey(requests), Date.now());
+    if (verdict) this.count(verdict);
+    return verdict;
+  }
+
+  /** Decides in the store, without asking the cache of rejections first. */
+  async decideUncached(
+    requests: readonly PolicyRequest[],
+    options?: DecideOptions,
+  ): Promise<RateLimitVerdict> {
+    const nowMs = Date.now();
+    const verdict = await this.run('consume', requests, options);
+    if (options?.nowMs === undefined && !verdict.allowed) {
+      this.blocked.remember(blockedKey(requests), verdict, nowMs);
     }
+    this.count(verdict);
+    return verdict;
+  }
+
+  private count(verdict: RateLimitVerdict): void {
     this.stats.record(verdict);
     this.metrics.observe(verdict);
-    return verdict;
   }
 
   /** The standing of several identities under one policy (admin listing), without charging. */

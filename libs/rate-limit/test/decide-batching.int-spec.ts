@@ -1,0 +1,119 @@
+import Redis from 'ioredis';
+import { RateLimitStoreError } from '../src/errors/rate-limit-store.error';
+import { KeyBuilder } from '../src/keys/key-builder';
+import { RedisStore } from '../src/store/redis/redis-store';
+import {
+  startTestRedis,
+  uniquePrefix,
+  type TestRedis,
+} from '../../../test/support/redis-test-server';
+import { Client, policy } from './support/store-harness';
+
+/**
+ * Consume calls made in the same event-loop turn share one script call on a single Redis. Each
+ * call (a group: one identity's policies) must stay exact and all-or-nothing on its own.
+ */
+describe('RedisStore batching of concurrent consume calls', () => {
+  let server: TestRedis;
+  let admin: Redis;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    server = await startTestRedis();
+    admin = new Redis(server.url);
+    redis = new Redis(server.url);
+    await redis.ping();
+  });
+  afterAll(async () => {
+    redis.disconnect();
+    admin.disconnect();
+    await server.close();
+  });
+
+  async function scriptCalls(): Promise<number> {
+    const stats = await admin.info('commandstats');
+    const count = (name: string) =>
+      Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    return count('evalsha') + count('eval');
+  }
+
+  function clients(store: RedisStore, count: number): Client[] {
+    const keys = new KeyBuilder(uniquePrefix());
+    const sut = { store, keys, keyCount: async () => 0, pttl: async () => 0 };
+    return Array.from({ length: count }, (_, i) => new Client(sut, `ip:10.0.0.${i}`));
+  }
+
+  it('decides 100 concurrent calls of 100 identities in one or two script calls', async () => {
+    const store = new RedisStore(redis, 2_000);
+    const p = policy({ algo: 'fixed-window', limit: 3, window: '1h' });
+    const callers = clients(store, 100);
+    await callers[0].hit(p); // loads the script, outside the count
+    await admin.config('RESETSTAT');
+    const outcomes = await Promise.all(callers.map((c) => c.hit(p)));
+    expect(await scriptCalls()).toBeLessThanOrEqual(2);
+    expect(outcomes[0]).toMatchObject({ allowed: true, remaining: 1 });
+    for (const outcome of outcomes.slice(1)) {
+      expect(outcome).toMatchObject({ allowed: true, remaining: 2 });
+    }
+  });
+
+  it('keeps each call all-or-nothing: a rejected group charges nothing, its neighbours pass', async () => {
+    const store = new RedisStore(redis, 2_000);
+    const wide = policy({ algo: 'token-bucket', limit: 10, window: '1h' }, 'wide');
+    const narrow = policy({ algo: 'gcra', limit: 1, window: '1h' }, 'narrow');
+    const [blocked, free] = clients(store, 2);
+    expect((await blocked.run('consume', [wide, narrow])).admitted).toBe(true);
+
+    await admin.config('RESETSTAT');
+    const [again, other] = await Promise.all([
+      blocked.run('consume', [wide, narrow]),
+      free.run('consume', [wide, narrow]),
+    ]);
+    expect(await scriptCalls()).toBe(1);
+    expect(again.admitted).toBe(false);
+    expect(again.outcomes.map((o) => o.allowed)).toEqual([true, false]);
+    expect(other.admitted).toBe(true);
+    // The wide policy admitted the rejected call but was not charged for it.
+    expect((await blocked.peek(wide)).remaining).toBe(9);
+    expect((await free.peek(wide)).remaining).toBe(9);
+  });
+
+  it('mixes algorithms and penalties (block keys only where blockFor is set) in one call', async () => {
+    const store = new RedisStore(redis, 2_000);
+    const penal = policy({ algo: 'sliding-window', limit: 1, window: '1h', blockFor: '1m' }, 'pen');
+    const plain = policy({ algo: 'fixed-window', limit: 1, window: '1h' }, 'plain');
+    const [a, b, c] = clients(store, 3);
+    await a.hit(penal);
+
+    await admin.config('RESETSTAT');
+    const [overPenal, firstPlain, secondPenal] = await Promise.all([
+      a.hit(penal),
+      b.hit(plain),
+      c.hit(penal),
+    ]);
+    expect(await scriptCalls()).toBe(1);
+    expect(overPenal).toMatchObject({ allowed: false, reason: 1 });
+    // The penalty (blockFor 1 min) sets the wait, longer than nothing.
+    expect(overPenal.retryAfterMs).toBeGreaterThanOrEqual(60_000);
+    expect(firstPlain).toMatchObject({ allowed: true, remaining: 0 });
+    expect(secondPenal).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await a.hit(penal)).toMatchObject({ allowed: false, reason: 2 });
+  });
+
+  it('fails every call of a batch that timed out, with a typed error, and resends none', async () => {
+    const store = new RedisStore(redis, 100);
+    const p = policy({ algo: 'fixed-window', limit: 10, window: '1h' });
+    const callers = clients(store, 5);
+    await callers[0].hit(p);
+    await admin.client('PAUSE', 300, 'ALL');
+    const errors = await Promise.all(callers.map((c) => c.hit(p).catch((e: unknown) => e)));
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(RateLimitStoreError);
+      expect((error as RateLimitStoreError).failure).toBe('timeout');
+    }
+    // Once Redis resumes, the batch it held ran exactly once.
+    await admin.ping();
+    expect((await callers[0].peek(p)).remaining).toBe(8);
+    expect((await callers[1].peek(p)).remaining).toBe(9);
+  });
+});
