@@ -185,6 +185,12 @@ export function renderMarkdown(results: BenchResults): string {
     `| cost of 3 stacked / cost of 1 policy (= req/s 1 ÷ req/s 3) | ${ratio(httpRatio(http, ONE, 'ours-stacked-3'))} |`,
   );
   out.push(`| flood (429s) / bare | ${ratio(httpRatio(http, 'ours-flood', 'bare'))} |`);
+  out.push(
+    `| bare app answering 429 itself / bare (Nest's own cost of a 429) | ${ratio(httpRatio(http, 'bare-429', 'bare'))} |`,
+  );
+  out.push(
+    `| flood (429s) / bare app answering 429 itself (the limiter's own cost) | ${ratio(httpRatio(http, 'ours-flood', 'bare-429'))} |`,
+  );
   out.push('');
 
   const inflights = [...new Set(library.map((r) => r.inflight))].sort((a, b) => a - b);

@@ -10,9 +10,11 @@ import {
   type DynamicModule,
   type ExecutionContext,
   Get,
+  HttpException,
   Inject,
   Injectable,
   Module,
+  Res,
   type Type,
 } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
@@ -51,6 +53,11 @@ const algoScenarios: ScenarioSpec[] = RATE_LIMIT_ALGORITHMS.map((algo) => ({
 export const SCENARIOS: readonly ScenarioSpec[] = [
   { name: 'bare', label: 'bare app (no limiter)', expect: 'allowed' },
   {
+    name: 'bare-429',
+    label: 'bare app answering every request with the same 429 itself (no limiter)',
+    expect: 'rejected',
+  },
+  {
     name: 'floor-guard',
     label: 'floor: guard doing one EVALSHA (INCR)',
     expect: 'allowed',
@@ -73,6 +80,31 @@ function helloController(...decorators: MethodDecorator[]): Type {
     @applyDecorators(...decorators)
     hello(): string {
       return 'ok';
+    }
+  }
+  return BenchController;
+}
+
+/**
+ * What answering a 429 costs in Nest without any limiter: the handler sets the headers our guard
+ * sets and throws an HttpException with the same body, as a hand-written guard would. The flood
+ * scenario is compared with it to separate the limiter's cost from Nest's exception path.
+ */
+function tooManyRequestsController(): Type {
+  @Controller()
+  class BenchController {
+    @Get('hello')
+    hello(
+      @Res({ passthrough: true }) response: { setHeader(name: string, value: string): void },
+    ): never {
+      response.setHeader('RateLimit-Limit', '1');
+      response.setHeader('RateLimit-Remaining', '0');
+      response.setHeader('RateLimit-Reset', '3600');
+      response.setHeader('Retry-After', '3600');
+      throw new HttpException(
+        { statusCode: 429, message: 'Too Many Requests', policy: 'flood', retryAfter: 3600 },
+        429,
+      );
     }
   }
   return BenchController;
@@ -114,6 +146,8 @@ export function scenarioModule(name: string, redisUrl: string): DynamicModule {
   switch (name) {
     case 'bare':
       return { module: BenchAppModule, controllers: [helloController()] };
+    case 'bare-429':
+      return { module: BenchAppModule, controllers: [tooManyRequestsController()] };
     case 'floor-guard':
       return {
         module: BenchAppModule,
