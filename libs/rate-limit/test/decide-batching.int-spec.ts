@@ -100,6 +100,28 @@ describe('RedisStore batching of concurrent consume calls', () => {
     expect(await a.hit(penal)).toMatchObject({ allowed: false, reason: 2 });
   });
 
+  it('fails only the call whose key Redis cannot read; its neighbours in the batch are decided', async () => {
+    const store = new RedisStore(redis, 2_000);
+    const p = policy({ algo: 'fixed-window', limit: 5, window: '1h' });
+    const [poisoned, healthy] = clients(store, 2);
+    await admin.hset(poisoned.entry(p).key, 'not', 'a counter'); // written by hand, wrong type
+    await healthy.hit(p);
+
+    await admin.config('RESETSTAT');
+    const [failed, decided] = await Promise.all([
+      poisoned.hit(p).catch((e: unknown) => e),
+      healthy.hit(p),
+    ]);
+    expect(await scriptCalls()).toBe(1);
+    expect(failed).toBeInstanceOf(RateLimitStoreError);
+    expect((failed as RateLimitStoreError).failure).toBe('error');
+    expect((failed as Error).message).toContain('WRONGTYPE');
+    expect(decided).toMatchObject({ allowed: true, remaining: 3 });
+    expect(await admin.hgetall(poisoned.entry(p).key)).toEqual({ not: 'a counter' });
+    // Redis itself is fine: the breaker does not count a bad key as a Redis failure.
+    expect(store.breaker.isOpen).toBe(false);
+  });
+
   it('fails every call of a batch that timed out, with a typed error, and resends none', async () => {
     const store = new RedisStore(redis, 100);
     const p = policy({ algo: 'fixed-window', limit: 10, window: '1h' });

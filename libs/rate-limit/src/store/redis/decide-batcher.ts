@@ -6,8 +6,10 @@ interface Waiting {
   reject(error: unknown): void;
 }
 
-/** Sends a batch of groups in one script call and answers one reply per group. */
-export type SendBatch = (groups: readonly (readonly StoreEntry[])[]) => Promise<StoreReply[]>;
+/** Sends a batch of groups in one script call and answers one reply (or error) per group. */
+export type SendBatch = (
+  groups: readonly (readonly StoreEntry[])[],
+) => Promise<readonly (StoreReply | Error)[]>;
 
 /**
  * Collects the consume calls made during one turn of the event loop and decides them in one
@@ -46,7 +48,12 @@ export class DecideBatcher {
 
   private sendOne(batch: readonly Waiting[]): void {
     this.sendBatch(batch.map((w) => w.entries)).then(
-      (replies) => batch.forEach((w, i) => w.resolve(replies[i])),
+      (replies) =>
+        batch.forEach((w, i) => {
+          const reply = replies[i];
+          if (reply instanceof Error) w.reject(reply);
+          else w.resolve(reply);
+        }),
       (error: unknown) => batch.forEach((w) => w.reject(error)),
     );
   }

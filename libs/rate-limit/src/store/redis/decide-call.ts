@@ -9,6 +9,8 @@ import type {
 } from '../rate-limit-store.interface';
 
 const FIELDS_PER_OUTCOME = 5;
+/** First value of a group the script could not decide; its error message follows. */
+const GROUP_FAILED = -1;
 
 /** The KEYS and ARGV of one decide script call (layout documented in lua/decide.lua). */
 export interface DecideCall {
@@ -55,34 +57,44 @@ export function encodeDecideCall(
   return { keys, args: [op, now, specs.size, ...specArgs, ...groupArgs] };
 }
 
-/** Splits the script's flat reply back into one StoreReply per group. */
+/**
+ * Splits the script's flat reply back into one StoreReply per group, or the error of a group
+ * whose keys Redis could not read (that group only; nothing of it was written).
+ */
 export function parseDecideReply(
   reply: unknown,
   groups: readonly (readonly StoreEntry[])[],
-): StoreReply[] {
-  const expected = groups.reduce((n, g) => n + 1 + g.length * FIELDS_PER_OUTCOME, 0);
-  if (!Array.isArray(reply) || reply.length !== expected) {
-    throw new RateLimitStoreError(
-      'error',
-      `Unexpected reply from the rate limit script: ${String(reply)}`,
-    );
-  }
-  const values = reply as number[];
-  const replies: StoreReply[] = new Array(groups.length);
+): (StoreReply | RateLimitStoreError)[] {
+  if (!Array.isArray(reply)) throw unexpected(reply);
+  const values = reply as (number | string)[];
+  const replies: (StoreReply | RateLimitStoreError)[] = new Array(groups.length);
   let i = 0;
   for (let g = 0; g < groups.length; g++) {
-    const admitted = values[i++] === 1;
+    const head = values[i++];
+    if (head === GROUP_FAILED) {
+      replies[g] = new RateLimitStoreError('error', `Redis failed: ${String(values[i++])}`);
+      continue;
+    }
     const outcomes: StoreOutcome[] = new Array(groups[g].length);
+    if (i + outcomes.length * FIELDS_PER_OUTCOME > values.length) throw unexpected(reply);
     for (let j = 0; j < outcomes.length; j++, i += FIELDS_PER_OUTCOME) {
       outcomes[j] = {
         allowed: values[i] === 1,
-        remaining: values[i + 1],
-        resetMs: values[i + 2],
-        retryAfterMs: values[i + 3],
+        remaining: values[i + 1] as number,
+        resetMs: values[i + 2] as number,
+        retryAfterMs: values[i + 3] as number,
         reason: values[i + 4] as ReasonCode,
       };
     }
-    replies[g] = { admitted, outcomes };
+    replies[g] = { admitted: head === 1, outcomes };
   }
+  if (i !== values.length) throw unexpected(reply);
   return replies;
+}
+
+function unexpected(reply: unknown): RateLimitStoreError {
+  return new RateLimitStoreError(
+    'error',
+    `Unexpected reply from the rate limit script: ${String(reply)}`,
+  );
 }

@@ -73,8 +73,10 @@ export class RedisStore implements RateLimitStore {
   }
 
   async decide(op: StoreOp, entries: readonly StoreEntry[], nowUs?: number): Promise<StoreReply> {
-    if (this.batcher && op === 'consume' && nowUs === undefined) return this.batcher.decide(entries);
+    if (this.batcher && op === 'consume' && nowUs === undefined)
+      return this.batcher.decide(entries);
     const [reply] = await this.decideGroups(op, [entries], nowUs);
+    if (reply instanceof RateLimitStoreError) throw reply;
     return reply;
   }
 
@@ -83,7 +85,7 @@ export class RedisStore implements RateLimitStore {
     op: StoreOp,
     groups: readonly (readonly StoreEntry[])[],
     nowUs?: number,
-  ): Promise<StoreReply[]> {
+  ): Promise<(StoreReply | RateLimitStoreError)[]> {
     const { keys, args } = encodeDecideCall(op, groups, nowUs);
     const script = this.scriptFor(groups);
     const reply = await this.send(() => script.run(this.client, keys, args));

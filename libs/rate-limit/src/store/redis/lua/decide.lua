@@ -8,7 +8,8 @@
 -- then per group: its number of entries, then 2 per entry: spec index, cost
 -- KEYS    per entry in order: its state key, then its block key when its spec has blockFor > 0
 -- Reply   per group: admitted (0|1), then 5 per entry: allowed, remaining, resetMs, retryAfterMs,
---         reason (0 admitted, 1 over the limit, 2 blocked by blockFor, 3 cost above capacity).
+--         reason (0 admitted, 1 over the limit, 2 blocked by blockFor, 3 cost above capacity);
+--         or -1 and an error message when the group's keys could not be read (nothing written).
 --         A refund replies with an empty list.
 local REASON_OK, REASON_LIMIT, REASON_BLOCKED, REASON_COST = 0, 1, 2, 3
 local BUCKETS = { ['token-bucket'] = true, ['leaky-bucket'] = true, gcra = true }
@@ -39,36 +40,44 @@ end
 local reply, k, nargs = {}, 1, #ARGV
 -- Per entry of the current group, in arrays reused by every group (no table per entry).
 local eSpec, eKey, eBlock, eCost, eState = {}, {}, {}, {}, {}
+
+-- Checks the n entries of the current group (reads only) and says whether it is admitted.
+local function check_group(n)
+  local admitted = true
+  for j = 1, n do
+    local p, blockKey = eSpec[j], eBlock[j]
+    p.key, p.cost = eKey[j], eCost[j]
+    local untilUs = blockKey and tonumber(redis.call('GET', blockKey))
+    local st
+    if untilUs and untilUs > now then
+      st = { allowed = false, remaining = 0, resetUs = untilUs - now, retryAfterUs = untilUs - now, reason = REASON_BLOCKED }
+    else
+      st = p.algo.check(p)
+      st.reason = st.allowed and REASON_OK or REASON_LIMIT
+      if p.cost > p.capacity then
+        st.allowed, st.retryAfterUs, st.reason = false, 0, REASON_COST
+      end
+    end
+    eState[j] = st
+    if not st.allowed and not p.shadow then admitted = false end
+  end
+  return admitted
+end
+
 while a <= nargs do
   local n = tonumber(ARGV[a])
   a = a + 1
-  local admitted = true
   for j = 1, n do
     local p = specs[tonumber(ARGV[a])]
-    local cost = tonumber(ARGV[a + 1])
+    eSpec[j], eCost[j] = p, tonumber(ARGV[a + 1])
     a = a + 2
-    local key, blockKey = KEYS[k], false
+    eKey[j] = KEYS[k]
     k = k + 1
     if p.blockForUs > 0 then
-      blockKey = KEYS[k]
+      eBlock[j] = KEYS[k]
       k = k + 1
-    end
-    eSpec[j], eKey[j], eBlock[j], eCost[j] = p, key, blockKey, cost
-    if op ~= 'refund' then
-      p.key, p.cost = key, cost
-      local untilUs = blockKey and tonumber(redis.call('GET', blockKey))
-      local st
-      if untilUs and untilUs > now then
-        st = { allowed = false, remaining = 0, resetUs = untilUs - now, retryAfterUs = untilUs - now, reason = REASON_BLOCKED }
-      else
-        st = p.algo.check(p)
-        st.reason = st.allowed and REASON_OK or REASON_LIMIT
-        if cost > p.capacity then
-          st.allowed, st.retryAfterUs, st.reason = false, 0, REASON_COST
-        end
-      end
-      eState[j] = st
-      if not st.allowed and not p.shadow then admitted = false end
+    else
+      eBlock[j] = false
     end
   end
 
@@ -79,31 +88,39 @@ while a <= nargs do
       p.algo.refund(p)
     end
   else
-    if op == 'consume' then
-      for j = 1, n do
-        local p, st = eSpec[j], eState[j]
-        p.key, p.cost = eKey[j], eCost[j]
-        if st.allowed and admitted then
-          p.algo.commit(p, st)
-        elseif st.reason == REASON_LIMIT and p.blockForUs > 0 then
-          -- The penalty is the point of blockFor: it applies even though nothing else is charged.
-          redis.call('SET', eBlock[j], int(now + p.blockForUs), 'PX', px(p.blockForUs))
-          st.retryAfterUs = math.max(st.retryAfterUs, p.blockForUs)
-          st.resetUs = math.max(st.resetUs, p.blockForUs)
+    -- A key this script cannot read (say, another type written by hand) fails its own group,
+    -- before anything of the group is written; the other groups of the call go on.
+    local ok, admitted = pcall(check_group, n)
+    if not ok then
+      reply[#reply + 1] = -1
+      reply[#reply + 1] = type(admitted) == 'table' and admitted.err or tostring(admitted)
+    else
+      if op == 'consume' then
+        for j = 1, n do
+          local p, st = eSpec[j], eState[j]
+          p.key, p.cost = eKey[j], eCost[j]
+          if st.allowed and admitted then
+            p.algo.commit(p, st)
+          elseif st.reason == REASON_LIMIT and p.blockForUs > 0 then
+            -- The penalty is the point of blockFor: it applies even though nothing else is charged.
+            redis.call('SET', eBlock[j], int(now + p.blockForUs), 'PX', px(p.blockForUs))
+            st.retryAfterUs = math.max(st.retryAfterUs, p.blockForUs)
+            st.resetUs = math.max(st.resetUs, p.blockForUs)
+          end
         end
       end
-    end
-    local r = #reply
-    reply[r + 1] = admitted and 1 or 0
-    r = r + 1
-    for j = 1, n do
-      local st = eState[j]
-      reply[r + 1] = st.allowed and 1 or 0
-      reply[r + 2] = st.remaining
-      reply[r + 3] = to_ms(st.resetUs)
-      reply[r + 4] = to_ms(st.retryAfterUs)
-      reply[r + 5] = st.reason
-      r = r + 5
+      local r = #reply
+      reply[r + 1] = admitted and 1 or 0
+      r = r + 1
+      for j = 1, n do
+        local st = eState[j]
+        reply[r + 1] = st.allowed and 1 or 0
+        reply[r + 2] = st.remaining
+        reply[r + 3] = to_ms(st.resetUs)
+        reply[r + 4] = to_ms(st.retryAfterUs)
+        reply[r + 5] = st.reason
+        r = r + 5
+      end
     end
   end
 end

@@ -1,0 +1,72 @@
+import { RateLimitStoreError } from '../../errors/rate-limit-store.error';
+import { normalizePolicy } from '../../policy/normalize-policy';
+import type { StoreEntry } from '../rate-limit-store.interface';
+import { encodeDecideCall, parseDecideReply } from './decide-call';
+
+const plain = normalizePolicy({ algo: 'gcra', limit: 5, window: '10s' }, 'plain', 'test');
+const penal = normalizePolicy(
+  { algo: 'fixed-window', limit: 2, window: '1m', blockFor: '5m', mode: 'shadow' },
+  'penal',
+  'test',
+);
+const entry = (key: string, policy = plain, cost = 1): StoreEntry => ({
+  key,
+  blockKey: `${key}:block`,
+  policy,
+  cost,
+});
+
+describe('encodeDecideCall', () => {
+  it("sends each policy's thresholds once and a block key only with blockFor", () => {
+    const call = encodeDecideCall(
+      'consume',
+      [[entry('a1'), entry('a2', penal, 3)], [entry('b1')]],
+      undefined,
+    );
+    expect(call.keys).toEqual(['a1', 'a2', 'a2:block', 'b1']);
+    expect(call.args).toEqual([
+      'consume',
+      '',
+      2,
+      ...['gcra', 5, 10_000, 5, 0, 0],
+      ...['fixed-window', 2, 60_000, 2, 300_000, 1],
+      ...[2, 1, 1, 2, 3],
+      ...[1, 1, 1],
+    ]);
+  });
+
+  it('passes an explicit time in whole microseconds', () => {
+    expect(encodeDecideCall('peek', [[entry('a')]], 1_700_000_000_000_000.7).args[1]).toBe(
+      1_700_000_000_000_000,
+    );
+  });
+});
+
+describe('parseDecideReply', () => {
+  const groups = [[entry('a1'), entry('a2')], [entry('b1')], [entry('c1')]];
+
+  it('splits the flat reply per group and keeps a failed group to itself', () => {
+    const replies = parseDecideReply(
+      [0, 1, 4, 100, 0, 0, 0, 0, 900, 900, 1, -1, 'WRONGTYPE Operation', 1, 1, 3, 50, 0, 0],
+      groups,
+    );
+    expect(replies[0]).toEqual({
+      admitted: false,
+      outcomes: [
+        { allowed: true, remaining: 4, resetMs: 100, retryAfterMs: 0, reason: 0 },
+        { allowed: false, remaining: 0, resetMs: 900, retryAfterMs: 900, reason: 1 },
+      ],
+    });
+    expect(replies[1]).toBeInstanceOf(RateLimitStoreError);
+    expect((replies[1] as Error).message).toContain('WRONGTYPE');
+    expect(replies[2]).toMatchObject({ admitted: true, outcomes: [{ remaining: 3 }] });
+  });
+
+  it('refuses a reply of the wrong shape', () => {
+    expect(() => parseDecideReply([1, 1, 4], [[entry('a')]])).toThrow(RateLimitStoreError);
+    expect(() => parseDecideReply([1, 1, 4, 0, 0, 0, 7], [[entry('a')]])).toThrow(
+      /Unexpected reply/,
+    );
+    expect(() => parseDecideReply('OK', [[entry('a')]])).toThrow(RateLimitStoreError);
+  });
+});
