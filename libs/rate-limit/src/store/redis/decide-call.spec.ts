@@ -36,9 +36,7 @@ describe('encodeDecideCall', () => {
   });
 
   it('passes an explicit time in whole microseconds', () => {
-    expect(encodeDecideCall('peek', [[entry('a')]], 1_700_000_000_000_000.7).args[1]).toBe(
-      1_700_000_000_000_000,
-    );
+    expect(encodeDecideCall('peek', [[entry('a')]], 1_234_567.9).args[1]).toBe(1_234_567);
   });
 });
 
