@@ -21,7 +21,9 @@ if not now then
   now = t[1] * 1000000 + t[2]
 end
 
--- Specs are parsed once per call and reused by every entry that names them.
+-- Specs are parsed once per call and reused by every entry that names them. Tables are built
+-- with every field they will hold: adding a field later rehashes them, which costs more than the
+-- arithmetic.
 local specs = {}
 local a = 4
 for s = 1, tonumber(ARGV[3]) do
@@ -33,6 +35,8 @@ for s = 1, tonumber(ARGV[3]) do
     algo = algo, now = now, limit = limit, windowUs = ARGV[a + 2] * 1000, burst = burst,
     capacity = BUCKETS[name] and burst or limit,
     blockForUs = ARGV[a + 4] * 1000, shadow = ARGV[a + 5] == '1',
+    -- Set per entry; present from the start so that setting them never grows the table.
+    key = false, cost = 0,
   }
   a = a + 6
 end

@@ -11,7 +11,10 @@ algorithms['fixed-window'] = {
       local storedIndex, storedCount = split2(raw)
       if storedIndex == index then count = storedCount end
     end
-    local st = { index = index, count = count, resetUs = (index + 1) * p.windowUs - p.now }
+    local st = {
+      index = index, count = count, resetUs = (index + 1) * p.windowUs - p.now,
+      allowed = false, remaining = 0, retryAfterUs = 0, reason = 0,
+    }
     if count + p.cost > p.limit then
       st.allowed, st.remaining, st.retryAfterUs = false, math.max(0, p.limit - count), st.resetUs
     else

@@ -13,7 +13,7 @@ algorithms['gcra'] = {
     local tat = gcra_tat(p)
     local newTat = tat + p.cost * interval
     local allowAt = newTat - p.burst * interval
-    local st = { newTat = newTat }
+    local st = { newTat = newTat, allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0 }
     if p.now < allowAt then
       st.allowed = false
       st.remaining = math.max(0, math.floor(p.burst - (tat - p.now) / interval))

@@ -17,7 +17,7 @@ end
 algorithms['leaky-bucket'] = {
   check = function(p)
     local level = lb_level(p)
-    local st = { level = level }
+    local st = { level = level, allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0 }
     if level + p.cost > p.burst then
       st.allowed, st.remaining = false, math.max(0, math.floor(p.burst - level))
       st.retryAfterUs = (level + p.cost - p.burst) * p.windowUs / p.limit

@@ -20,7 +20,10 @@ algorithms['sliding-window-counter'] = {
     local index, current, previous = swc_read(p)
     local elapsed = p.now - index * p.windowUs
     local used = previous * (p.windowUs - elapsed) / p.windowUs + current
-    local st = { index = index, current = current, previous = previous, elapsed = elapsed }
+    local st = {
+      index = index, current = current, previous = previous, elapsed = elapsed,
+      allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0,
+    }
     if used + p.cost > p.limit then
       st.allowed, st.remaining = false, math.max(0, math.floor(p.limit - used))
       if current + p.cost <= p.limit then

@@ -5,7 +5,7 @@ algorithms['sliding-window'] = {
   check = function(p)
     local oldest = '(' .. num(p.now - p.windowUs)
     local count = redis.call('ZCOUNT', p.key, oldest, '+inf')
-    local st = { count = count }
+    local st = { count = count, allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0 }
     if count + p.cost > p.limit then
       st.allowed, st.remaining = false, math.max(0, p.limit - count)
       st.retryAfterUs, st.resetUs = 0, 0

@@ -18,7 +18,7 @@ end
 algorithms['token-bucket'] = {
   check = function(p)
     local tokens = tb_tokens(p)
-    local st = { tokens = tokens }
+    local st = { tokens = tokens, allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0 }
     if p.cost > tokens then
       st.allowed, st.remaining = false, math.floor(tokens)
       st.retryAfterUs = (p.cost - tokens) * p.windowUs / p.limit
