@@ -118,9 +118,26 @@ describe('RedisStore batching of concurrent consume calls', () => {
     expect((failed as Error).message).toContain('WRONGTYPE');
     expect(decided).toMatchObject({ allowed: true, remaining: 3 });
     expect(await admin.hgetall(poisoned.entry(p).key)).toEqual({ not: 'a counter' });
-    // Redis itself is fine: the breaker does not count a bad key as a Redis failure.
+    // Redis itself is fine: more bad-key failures in a row than the breaker's threshold (3)
+    // do not open it, and the healthy client is still decided by Redis.
+    for (let i = 0; i < 4; i++) {
+      expect(await poisoned.hit(p).catch((e: unknown) => e)).toBeInstanceOf(RateLimitStoreError);
+    }
     expect(store.breaker.isOpen).toBe(false);
+    expect(await healthy.hit(p)).toMatchObject({ allowed: true, remaining: 2 });
   });
+
+  it('sends a batch even when the application fakes timers (jest.useFakeTimers)', async () => {
+    const store = new RedisStore(redis, 2_000);
+    const p = policy({ algo: 'gcra', limit: 5, window: '1h' });
+    const [caller] = clients(store, 1);
+    jest.useFakeTimers();
+    try {
+      expect(await caller.hit(p)).toMatchObject({ allowed: true, remaining: 4 });
+    } finally {
+      jest.useRealTimers();
+    }
+  }, 5_000);
 
   it('fails every call of a batch that timed out, with a typed error, and resends none', async () => {
     const store = new RedisStore(redis, 100);

@@ -13,7 +13,7 @@ import { PolicyRegistry } from '../registry/policy-registry';
 import { RouteTable } from '../registry/route-table';
 import { RateLimiterService, type PolicyRequest } from '../service/rate-limiter.service';
 import { mostRestrictive, rateLimitHeaders, toSeconds } from './rate-limit-headers';
-import { RejectionExceptions } from './rejection-exceptions';
+import { rejectionException } from './rejection-exceptions';
 
 interface HeaderWriter {
   setHeader?(name: string, value: string): void;
@@ -34,8 +34,6 @@ export class RateLimitGuard implements CanActivate {
     private readonly limiter: RateLimiterService,
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
   ) {}
-
-  private readonly rejections = new RejectionExceptions();
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
@@ -94,7 +92,7 @@ export class RateLimitGuard implements CanActivate {
     if (verdict.source === 'fail-closed') {
       throw new ServiceUnavailableException('Rate limiting is unavailable');
     }
-    if (!verdict.allowed) throw this.rejections.exceptionFor(mostRestrictive(verdict.decisions)!);
+    if (!verdict.allowed) throw rejectionException(mostRestrictive(verdict.decisions)!);
     return true;
   }
 

@@ -1,5 +1,5 @@
 import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
-import { RejectionExceptions } from './rejection-exceptions';
+import { rejectionException } from './rejection-exceptions';
 
 const rejected = (overrides: Partial<RateLimitDecision> = {}): RateLimitDecision => ({
   policy: 'api',
@@ -14,9 +14,9 @@ const rejected = (overrides: Partial<RateLimitDecision> = {}): RateLimitDecision
   ...overrides,
 });
 
-describe('RejectionExceptions', () => {
+describe('rejectionException', () => {
   it('answers 429 with the body of the spec and no stack trace', () => {
-    const exception = new RejectionExceptions().exceptionFor(rejected());
+    const exception = rejectionException(rejected());
     expect(exception.getStatus()).toBe(429);
     expect(exception.getResponse()).toEqual({
       statusCode: 429,
@@ -27,17 +27,19 @@ describe('RejectionExceptions', () => {
     expect(exception.stack?.split('\n')).toHaveLength(1);
   });
 
-  it('reuses one exception per policy, reason, capacity and retry second', () => {
-    const exceptions = new RejectionExceptions();
-    const first = exceptions.exceptionFor(rejected());
-    expect(exceptions.exceptionFor(rejected({ retryAfterMs: 2_100 }))).toBe(first);
-    expect(exceptions.exceptionFor(rejected({ retryAfterMs: 3_100 }))).not.toBe(first);
-    expect(exceptions.exceptionFor(rejected({ policy: 'other' }))).not.toBe(first);
-    const blocked = exceptions.exceptionFor(rejected({ reason: 'blocked' }));
-    expect(blocked.getResponse()).toMatchObject({
+  it('gives every rejection its own body, so a filter adding request data leaks nothing', () => {
+    const first = rejectionException(rejected());
+    const second = rejectionException(rejected());
+    expect(second).not.toBe(first);
+    (first.getResponse() as Record<string, unknown>).user = 'alice';
+    expect(second.getResponse()).not.toHaveProperty('user');
+  });
+
+  it('words blocked and never-admissible rejections', () => {
+    expect(rejectionException(rejected({ reason: 'blocked' })).getResponse()).toMatchObject({
       message: 'Too Many Requests: temporarily blocked',
     });
-    const never = exceptions.exceptionFor(
+    const never = rejectionException(
       rejected({ reason: 'cost-exceeds-capacity', retryAfterMs: 0, limit: 7 }),
     );
     expect(never.getResponse()).toMatchObject({ retryAfter: 0 });

@@ -2,36 +2,21 @@ import type { RateLimitDecision } from '../decision/rate-limit-decision.interfac
 import { RateLimitExceededException } from './rate-limit-exceeded.exception';
 import { toSeconds } from './rate-limit-headers';
 
-const MAX_KEPT = 1_000;
-
 /**
- * The 429 exceptions the guard throws. A rejection is an expected outcome, not a fault: it gets
- * no stack trace, and one exception per policy, reason, capacity and retry second is built and thrown
- * again (nothing mutates it), so a flood of rejections allocates almost nothing.
+ * The 429 the guard throws for a rejection. A rejection is an expected outcome, not a fault, so
+ * it gets no stack trace: capturing one per 429 of a flood would cost more than deciding it.
+ * Each rejection gets its own exception (and body): exception filters may add request data to
+ * the body, which must never reach another client.
  */
-export class RejectionExceptions {
-  private readonly kept = new Map<string, RateLimitExceededException>();
-
-  exceptionFor(decision: RateLimitDecision): RateLimitExceededException {
-    const seconds = toSeconds(decision.retryAfterMs);
-    const id = `${seconds}\u0000${decision.reason ?? ''}\u0000${decision.limit}\u0000${decision.policy}`;
-    let exception = this.kept.get(id);
-    if (!exception) {
-      exception = withoutStackTrace(
-        () => new RateLimitExceededException(decision.policy, seconds, rejectionMessage(decision)),
-      );
-      if (this.kept.size >= MAX_KEPT) this.kept.clear();
-      this.kept.set(id, exception);
-    }
-    return exception;
-  }
-}
-
-function withoutStackTrace<T>(make: () => T): T {
+export function rejectionException(decision: RateLimitDecision): RateLimitExceededException {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    return make();
+    return new RateLimitExceededException(
+      decision.policy,
+      toSeconds(decision.retryAfterMs),
+      rejectionMessage(decision),
+    );
   } finally {
     Error.stackTraceLimit = limit;
   }

@@ -40,10 +40,13 @@ export function createIdentityResolver(
   if (typeof source === 'function') {
     const named = (id: unknown, ctx: ExecutionContext): string =>
       typeof id === 'string' && id !== '' ? `fn:${id}` : byIp(ctx);
-    // A synchronous function keeps the request synchronous; only a promise is awaited.
+    // A synchronous function keeps the request synchronous; only a thenable (any promise
+    // library's) is awaited.
     return (ctx) => {
       const id: unknown = source(ctx);
-      return id instanceof Promise ? id.then((resolved) => named(resolved, ctx)) : named(id, ctx);
+      return isThenable(id)
+        ? Promise.resolve(id).then((resolved) => named(resolved, ctx))
+        : named(id, ctx);
     };
   }
   if (typeof source === 'object') {
@@ -70,6 +73,10 @@ export function createIdentityResolver(
         return id === undefined || id === null ? byIp(ctx) : `user:${String(id)}`;
       };
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
 const NAMED_SOURCES: readonly unknown[] = ['ip', 'user', 'api-key', 'route'];

@@ -1,3 +1,6 @@
+// Imported rather than global: test frameworks' fake timers replace the global, and a batch
+// waiting on a faked setImmediate would never be sent.
+import { setImmediate } from 'node:timers';
 import type { StoreEntry, StoreReply } from '../rate-limit-store.interface';
 
 interface Waiting {

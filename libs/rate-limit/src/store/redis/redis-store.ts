@@ -89,7 +89,13 @@ export class RedisStore implements RateLimitStore {
     const { keys, args } = encodeDecideCall(op, groups, nowUs);
     const script = this.scriptFor(groups);
     const reply = await this.send(() => script.run(this.client, keys, args));
-    return op === 'refund' ? groups.map(() => REFUNDED) : parseDecideReply(reply, groups);
+    if (op === 'refund') return groups.map(() => REFUNDED);
+    const replies = parseDecideReply(reply, groups);
+    for (const r of replies) {
+      // Redis answered, so the breaker is not told; the metrics still count the failed request.
+      if (r instanceof RateLimitStoreError) this.observer?.observeCommand(0, r.failure);
+    }
+    return replies;
   }
 
   async delete(keys: readonly string[]): Promise<void> {

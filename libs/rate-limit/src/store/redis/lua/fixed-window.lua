@@ -23,10 +23,8 @@ algorithms['fixed-window'] = {
     return st
   end,
   commit = function(p, st)
-    local value = int(st.index) .. ':' .. int(st.count + p.cost)
-    -- A count of this window already expires at its end: keeping that TTL is cheaper than PX.
-    if st.count > 0 then redis.call('SET', p.key, value, 'KEEPTTL')
-    else redis.call('SET', p.key, value, 'PX', px(st.resetUs)) end
+    -- PX every time (not KEEPTTL): a window changed at runtime may keep the same index.
+    redis.call('SET', p.key, int(st.index) .. ':' .. int(st.count + p.cost), 'PX', px(st.resetUs))
   end,
   refund = function(p)
     local st = algorithms['fixed-window'].check(p)
