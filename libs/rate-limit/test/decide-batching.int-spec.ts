@@ -57,6 +57,34 @@ describe('RedisStore batching of concurrent consume calls', () => {
     }
   });
 
+  it.each([
+    'fixed-window',
+    'sliding-window-counter',
+    'token-bucket',
+    'leaky-bucket',
+    'gcra',
+  ] as const)(
+    'decides 50 calls of one identity in one call exactly, and writes its state with a TTL (%s)',
+    async (algo) => {
+      const store = new RedisStore(redis, 2_000);
+      const p = policy({ algo, limit: 30, window: '1h' });
+      const [caller, warmUp] = clients(store, 2);
+      await warmUp.hit(p); // loads this algorithm's script, outside the count
+      await admin.config('RESETSTAT');
+      const outcomes = await Promise.all(Array.from({ length: 50 }, () => caller.hit(p)));
+      expect(await scriptCalls()).toBe(1);
+      const admitted = outcomes.filter((o) => o.allowed);
+      expect(admitted).toHaveLength(30);
+      expect(admitted.map((o) => o.remaining).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 30 }, (_, i) => i),
+      );
+      const ttl = await admin.pttl(caller.entry(p).key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(2 * 3_600_000);
+      expect((await caller.peek(p)).remaining).toBe(0);
+    },
+  );
+
   it('keeps each call all-or-nothing: a rejected group charges nothing, its neighbours pass', async () => {
     const store = new RedisStore(redis, 2_000);
     const wide = policy({ algo: 'token-bucket', limit: 10, window: '1h' }, 'wide');

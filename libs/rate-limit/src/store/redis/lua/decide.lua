@@ -51,7 +51,7 @@ local function check_group(n)
   for j = 1, n do
     local p, blockKey = eSpec[j], eBlock[j]
     p.key, p.cost = eKey[j], eCost[j]
-    local untilUs = blockKey and tonumber(redis.call('GET', blockKey))
+    local untilUs = blockKey and tonumber(read(blockKey))
     local st
     if untilUs and untilUs > now then
       st = { allowed = false, remaining = 0, resetUs = untilUs - now, retryAfterUs = untilUs - now, reason = REASON_BLOCKED }
@@ -107,7 +107,7 @@ while a <= nargs do
             p.algo.commit(p, st)
           elseif st.reason == REASON_LIMIT and p.blockForUs > 0 then
             -- The penalty is the point of blockFor: it applies even though nothing else is charged.
-            redis.call('SET', eBlock[j], int(now + p.blockForUs), 'PX', px(p.blockForUs))
+            write(eBlock[j], int(now + p.blockForUs), px(p.blockForUs))
             st.retryAfterUs = math.max(st.retryAfterUs, p.blockForUs)
             st.resetUs = math.max(st.resetUs, p.blockForUs)
           end
@@ -127,5 +127,13 @@ while a <= nargs do
       end
     end
   end
+end
+-- Writes the cached state back (see read/write in the prelude).
+for i = 1, #dirtyOrder do
+  local key = dirtyOrder[i]
+  local ttl = dirty[key]
+  if ttl == DELETE then redis.call('DEL', key)
+  elseif ttl == KEEP_TTL then redis.call('SET', key, cached[key], 'KEEPTTL')
+  else redis.call('SET', key, cached[key], 'PX', ttl) end
 end
 return reply

@@ -6,7 +6,7 @@ algorithms['fixed-window'] = {
   check = function(p)
     local index = math.floor(p.now / p.windowUs)
     local count = 0
-    local raw = redis.call('GET', p.key)
+    local raw = read(p.key)
     if raw then
       local storedIndex, storedCount = split2(raw)
       if storedIndex == index then count = storedCount end
@@ -24,12 +24,12 @@ algorithms['fixed-window'] = {
   end,
   commit = function(p, st)
     -- PX every time (not KEEPTTL): a window changed at runtime may keep the same index.
-    redis.call('SET', p.key, int(st.index) .. ':' .. int(st.count + p.cost), 'PX', px(st.resetUs))
+    write(p.key, int(st.index) .. ':' .. int(st.count + p.cost), px(st.resetUs))
   end,
   refund = function(p)
     local st = algorithms['fixed-window'].check(p)
     if st.count == 0 then return end
     local count = math.max(0, st.count - p.cost)
-    redis.call('SET', p.key, int(st.index) .. ':' .. int(count), 'PX', px(st.resetUs))
+    write(p.key, int(st.index) .. ':' .. int(count), px(st.resetUs))
   end,
 }

@@ -2,7 +2,7 @@
 -- next request; each unit of cost moves it one emission interval (window / limit) ahead, and a
 -- request is admitted while the TAT stays within `burst` intervals of now. Kept until the TAT.
 local function gcra_tat(p)
-  local stored = tonumber(redis.call('GET', p.key))
+  local stored = tonumber(read(p.key))
   if stored and stored > p.now then return stored end
   return p.now
 end
@@ -26,11 +26,11 @@ algorithms['gcra'] = {
     return st
   end,
   commit = function(p, st)
-    redis.call('SET', p.key, num(st.newTat), 'PX', px(st.newTat - p.now))
+    write(p.key, num(st.newTat), px(st.newTat - p.now))
   end,
   refund = function(p)
     local tat = math.max(p.now, gcra_tat(p) - p.cost * p.windowUs / p.limit)
-    if tat <= p.now then redis.call('DEL', p.key) return end
-    redis.call('SET', p.key, num(tat), 'PX', px(tat - p.now))
+    if tat <= p.now then write(p.key, false, DELETE) return end
+    write(p.key, num(tat), px(tat - p.now))
   end,
 }

@@ -3,15 +3,15 @@
 -- "<level>:<lastLeakUs>", kept until the bucket has drained. Unlike the token bucket, a capacity
 -- lowered at runtime does not spill the level: the client waits until it has leaked below.
 local function lb_level(p)
-  local raw = redis.call('GET', p.key)
+  local raw = read(p.key)
   if not raw then return 0 end
   local level, last = split2(raw)
   return math.max(0, level - math.max(0, p.now - last) * p.limit / p.windowUs)
 end
 
 local function lb_store(p, level)
-  if level <= 0 then redis.call('DEL', p.key) return end
-  redis.call('SET', p.key, num(level) .. ':' .. int(p.now), 'PX', px(level * p.windowUs / p.limit))
+  if level <= 0 then write(p.key, false, DELETE) return end
+  write(p.key, num(level) .. ':' .. int(p.now), px(level * p.windowUs / p.limit))
 end
 
 algorithms['leaky-bucket'] = {

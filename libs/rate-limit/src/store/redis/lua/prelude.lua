@@ -21,3 +21,29 @@ local function split2(raw)
   local a, b = string.match(raw, '^([^:]+):([^:]+)$')
   return tonumber(a), tonumber(b)
 end
+
+-- String state goes through a cache for the whole call: a key decided many times in one call
+-- (a busy client, or a policy keyed by route, in a batch) costs one GET and one SET, written
+-- back before the reply. Sorted sets (sliding-window) are read and written directly.
+local cached, dirty, dirtyOrder = {}, {}, {}
+local KEEP_TTL, DELETE = 0, -1
+
+-- The value as GET would return it now: a string, or false when there is none.
+local function read(key)
+  local value = cached[key]
+  if value == nil then
+    value = redis.call('GET', key)
+    cached[key] = value
+  end
+  return value
+end
+
+-- ttl: expiry in ms, KEEP_TTL (the key's own, or the one a write of this call gave it), or
+-- DELETE with a false value.
+local function write(key, value, ttl)
+  cached[key] = value
+  local prior = dirty[key]
+  if prior == nil then dirtyOrder[#dirtyOrder + 1] = key
+  elseif ttl == KEEP_TTL and prior > 0 then ttl = prior end
+  dirty[key] = ttl
+end

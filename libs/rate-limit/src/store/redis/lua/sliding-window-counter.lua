@@ -5,7 +5,7 @@
 local function swc_read(p)
   local index = math.floor(p.now / p.windowUs)
   local current, previous = 0, 0
-  local raw = redis.call('GET', p.key)
+  local raw = read(p.key)
   if raw then
     local si, sc, sp = string.match(raw, '^([^:]+):([^:]+):([^:]+)$')
     si, sc, sp = tonumber(si), tonumber(sc), tonumber(sp)
@@ -46,12 +46,12 @@ algorithms['sliding-window-counter'] = {
   end,
   commit = function(p, st)
     local value = int(st.index) .. ':' .. int(st.current + p.cost) .. ':' .. int(st.previous)
-    redis.call('SET', p.key, value, 'PX', px(2 * p.windowUs - st.elapsed))
+    write(p.key, value, px(2 * p.windowUs - st.elapsed))
   end,
   refund = function(p)
     local index, current, previous = swc_read(p)
     if current == 0 then return end
     local value = int(index) .. ':' .. int(math.max(0, current - p.cost)) .. ':' .. int(previous)
-    redis.call('SET', p.key, value, 'KEEPTTL')
+    write(p.key, value, KEEP_TTL)
   end,
 }

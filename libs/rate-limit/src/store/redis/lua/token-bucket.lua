@@ -2,7 +2,7 @@
 -- request takes `cost` tokens. State: "<tokens>:<lastRefillUs>", kept until the bucket is full
 -- again (a full bucket and a missing key mean the same thing).
 local function tb_tokens(p)
-  local raw = redis.call('GET', p.key)
+  local raw = read(p.key)
   if not raw then return p.burst end
   local tokens, last = split2(raw)
   -- Clamping to `burst` also applies a capacity lowered at runtime to the tokens kept.
@@ -10,9 +10,9 @@ local function tb_tokens(p)
 end
 
 local function tb_store(p, tokens)
-  if tokens >= p.burst then redis.call('DEL', p.key) return end
+  if tokens >= p.burst then write(p.key, false, DELETE) return end
   local untilFullUs = (p.burst - tokens) * p.windowUs / p.limit
-  redis.call('SET', p.key, num(tokens) .. ':' .. int(p.now), 'PX', px(untilFullUs))
+  write(p.key, num(tokens) .. ':' .. int(p.now), px(untilFullUs))
 end
 
 algorithms['token-bucket'] = {
