@@ -17,7 +17,7 @@ local BUCKETS = { ['token-bucket'] = true, ['leaky-bucket'] = true, gcra = true 
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
 if not now then
-  local t = redis.call('TIME')
+  local t = call('TIME')
   now = t[1] * 1000000 + t[2]
 end
 
@@ -108,8 +108,8 @@ while a <= nargs do
           elseif st.reason == REASON_LIMIT and p.blockForUs > 0 then
             -- The penalty is the point of blockFor: it applies even though nothing else is charged.
             write(eBlock[j], int(now + p.blockForUs), px(p.blockForUs))
-            st.retryAfterUs = math.max(st.retryAfterUs, p.blockForUs)
-            st.resetUs = math.max(st.resetUs, p.blockForUs)
+            st.retryAfterUs = max(st.retryAfterUs, p.blockForUs)
+            st.resetUs = max(st.resetUs, p.blockForUs)
           end
         end
       end
@@ -132,8 +132,8 @@ end
 for i = 1, #dirtyOrder do
   local key = dirtyOrder[i]
   local ttl = dirty[key]
-  if ttl == DELETE then redis.call('DEL', key)
-  elseif ttl == KEEP_TTL then redis.call('SET', key, cached[key], 'KEEPTTL')
-  else redis.call('SET', key, cached[key], 'PX', ttl) end
+  if ttl == DELETE then call('DEL', key)
+  elseif ttl == KEEP_TTL then call('SET', key, cached[key], 'KEEPTTL')
+  else call('SET', key, cached[key], 'PX', ttl) end
 end
 return reply

@@ -4,7 +4,7 @@
 -- the last microsecond of its window can never be mistaken for the next window's count.
 algorithms['fixed-window'] = {
   check = function(p)
-    local index = math.floor(p.now / p.windowUs)
+    local index = floor(p.now / p.windowUs)
     local count = 0
     local raw = read(p.key)
     if raw then
@@ -16,7 +16,7 @@ algorithms['fixed-window'] = {
       allowed = false, remaining = 0, retryAfterUs = 0, reason = 0,
     }
     if count + p.cost > p.limit then
-      st.allowed, st.remaining, st.retryAfterUs = false, math.max(0, p.limit - count), st.resetUs
+      st.allowed, st.remaining, st.retryAfterUs = false, max(0, p.limit - count), st.resetUs
     else
       st.allowed, st.remaining, st.retryAfterUs = true, p.limit - count - p.cost, 0
     end
@@ -29,7 +29,7 @@ algorithms['fixed-window'] = {
   refund = function(p)
     local st = algorithms['fixed-window'].check(p)
     if st.count == 0 then return end
-    local count = math.max(0, st.count - p.cost)
+    local count = max(0, st.count - p.cost)
     write(p.key, int(st.index) .. ':' .. int(count), px(st.resetUs))
   end,
 }

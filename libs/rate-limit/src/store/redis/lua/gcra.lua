@@ -16,11 +16,11 @@ algorithms['gcra'] = {
     local st = { newTat = newTat, allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0 }
     if p.now < allowAt then
       st.allowed = false
-      st.remaining = math.max(0, math.floor(p.burst - (tat - p.now) / interval))
+      st.remaining = max(0, floor(p.burst - (tat - p.now) / interval))
       st.retryAfterUs, st.resetUs = allowAt - p.now, tat - p.now
     else
       st.allowed = true
-      st.remaining = math.max(0, math.floor(p.burst - (newTat - p.now) / interval))
+      st.remaining = max(0, floor(p.burst - (newTat - p.now) / interval))
       st.retryAfterUs, st.resetUs = 0, newTat - p.now
     end
     return st
@@ -29,7 +29,7 @@ algorithms['gcra'] = {
     write(p.key, num(st.newTat), px(st.newTat - p.now))
   end,
   refund = function(p)
-    local tat = math.max(p.now, gcra_tat(p) - p.cost * p.windowUs / p.limit)
+    local tat = max(p.now, gcra_tat(p) - p.cost * p.windowUs / p.limit)
     if tat <= p.now then write(p.key, false, DELETE) return end
     write(p.key, num(tat), px(tat - p.now))
   end,

@@ -6,7 +6,7 @@ local function lb_level(p)
   local raw = read(p.key)
   if not raw then return 0 end
   local level, last = split2(raw)
-  return math.max(0, level - math.max(0, p.now - last) * p.limit / p.windowUs)
+  return max(0, level - max(0, p.now - last) * p.limit / p.windowUs)
 end
 
 local function lb_store(p, level)
@@ -19,11 +19,11 @@ algorithms['leaky-bucket'] = {
     local level = lb_level(p)
     local st = { level = level, allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0 }
     if level + p.cost > p.burst then
-      st.allowed, st.remaining = false, math.max(0, math.floor(p.burst - level))
+      st.allowed, st.remaining = false, max(0, floor(p.burst - level))
       st.retryAfterUs = (level + p.cost - p.burst) * p.windowUs / p.limit
       st.resetUs = level * p.windowUs / p.limit
     else
-      st.allowed, st.remaining, st.retryAfterUs = true, math.floor(p.burst - level - p.cost), 0
+      st.allowed, st.remaining, st.retryAfterUs = true, floor(p.burst - level - p.cost), 0
       st.resetUs = (level + p.cost) * p.windowUs / p.limit
     end
     return st

@@ -4,21 +4,26 @@
 -- Redis 3.2-6 need this before writing after TIME; Redis 7 always replicates effects.
 if redis.replicate_commands then redis.replicate_commands() end
 
+-- Globals and library fields cost a table lookup on every use: the hot ones, once per call.
+local call, tonumber, tostring, type = redis.call, tonumber, tostring, type
+local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
+local format, match = string.format, string.match
+
 local algorithms = {}
 
 -- Integers are written with %d and fractions with %.17g so that a value read back is the exact
 -- double that was written: the in-memory store keeps doubles, and both must agree bit for bit.
-local function int(n) return string.format('%d', n) end
-local function num(n) return string.format('%.17g', n) end
+local function int(n) return format('%d', n) end
+local function num(n) return format('%.17g', n) end
 
 -- Rounded to the microsecond first, so float noise (1999000.0000000012 us) does not add a ms.
-local function to_ms(us) return math.ceil(math.floor(us + 0.5) / 1000) end
+local function to_ms(us) return ceil(floor(us + 0.5) / 1000) end
 
 -- An expiry must be at least 1 ms (Redis refuses PX 0): a unit shorter than 0.5 us rounds to 0.
-local function px(us) return math.max(1, to_ms(us)) end
+local function px(us) return max(1, to_ms(us)) end
 
 local function split2(raw)
-  local a, b = string.match(raw, '^([^:]+):([^:]+)$')
+  local a, b = match(raw, '^([^:]+):([^:]+)$')
   return tonumber(a), tonumber(b)
 end
 
@@ -32,7 +37,7 @@ local KEEP_TTL, DELETE = 0, -1
 local function read(key)
   local value = cached[key]
   if value == nil then
-    value = redis.call('GET', key)
+    value = call('GET', key)
     cached[key] = value
   end
   return value

@@ -3,11 +3,11 @@
 -- assumes the previous window's requests were evenly spread.
 -- State: "<windowIndex>:<current>:<previous>", kept until the end of the next window.
 local function swc_read(p)
-  local index = math.floor(p.now / p.windowUs)
+  local index = floor(p.now / p.windowUs)
   local current, previous = 0, 0
   local raw = read(p.key)
   if raw then
-    local si, sc, sp = string.match(raw, '^([^:]+):([^:]+):([^:]+)$')
+    local si, sc, sp = match(raw, '^([^:]+):([^:]+):([^:]+)$')
     si, sc, sp = tonumber(si), tonumber(sc), tonumber(sp)
     if si == index then current, previous = sc, sp
     elseif si == index - 1 then previous = sc end
@@ -25,18 +25,18 @@ algorithms['sliding-window-counter'] = {
       allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0,
     }
     if used + p.cost > p.limit then
-      st.allowed, st.remaining = false, math.max(0, math.floor(p.limit - used))
+      st.allowed, st.remaining = false, max(0, floor(p.limit - used))
       if current + p.cost <= p.limit then
         -- Only the previous window's weight is in the way; it shrinks linearly.
         st.retryAfterUs = (p.windowUs - elapsed) - (p.limit - current - p.cost) * p.windowUs / previous
       else
         -- Wait for the next window, where this window's count becomes the weighted one.
         local inNext = p.windowUs - (p.limit - p.cost) * p.windowUs / current
-        st.retryAfterUs = (p.windowUs - elapsed) + math.max(0, inNext)
+        st.retryAfterUs = (p.windowUs - elapsed) + max(0, inNext)
       end
-      st.retryAfterUs = math.max(0, st.retryAfterUs)
+      st.retryAfterUs = max(0, st.retryAfterUs)
     else
-      st.allowed, st.remaining, st.retryAfterUs = true, math.floor(p.limit - used - p.cost), 0
+      st.allowed, st.remaining, st.retryAfterUs = true, floor(p.limit - used - p.cost), 0
     end
     local currentAfter = current + (st.allowed and p.cost or 0)
     if currentAfter > 0 then st.resetUs = 2 * p.windowUs - elapsed
@@ -51,7 +51,7 @@ algorithms['sliding-window-counter'] = {
   refund = function(p)
     local index, current, previous = swc_read(p)
     if current == 0 then return end
-    local value = int(index) .. ':' .. int(math.max(0, current - p.cost)) .. ':' .. int(previous)
+    local value = int(index) .. ':' .. int(max(0, current - p.cost)) .. ':' .. int(previous)
     write(p.key, value, KEEP_TTL)
   end,
 }

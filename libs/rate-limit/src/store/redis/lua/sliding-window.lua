@@ -4,41 +4,41 @@
 algorithms['sliding-window'] = {
   check = function(p)
     local oldest = '(' .. num(p.now - p.windowUs)
-    local count = redis.call('ZCOUNT', p.key, oldest, '+inf')
+    local count = call('ZCOUNT', p.key, oldest, '+inf')
     local st = { count = count, allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0 }
     if count + p.cost > p.limit then
-      st.allowed, st.remaining = false, math.max(0, p.limit - count)
+      st.allowed, st.remaining = false, max(0, p.limit - count)
       st.retryAfterUs, st.resetUs = 0, 0
       if count > 0 then
         -- The request fits once the (count + cost - limit) oldest members have left the window.
-        local skip = math.max(0, count + p.cost - p.limit - 1)
-        local nth = redis.call('ZRANGEBYSCORE', p.key, oldest, '+inf', 'WITHSCORES', 'LIMIT', skip, 1)
-        if nth[2] then st.retryAfterUs = math.max(0, tonumber(nth[2]) + p.windowUs - p.now) end
-        local newest = redis.call('ZREVRANGE', p.key, 0, 0, 'WITHSCORES')
-        st.resetUs = math.max(0, tonumber(newest[2]) + p.windowUs - p.now)
+        local skip = max(0, count + p.cost - p.limit - 1)
+        local nth = call('ZRANGEBYSCORE', p.key, oldest, '+inf', 'WITHSCORES', 'LIMIT', skip, 1)
+        if nth[2] then st.retryAfterUs = max(0, tonumber(nth[2]) + p.windowUs - p.now) end
+        local newest = call('ZREVRANGE', p.key, 0, 0, 'WITHSCORES')
+        st.resetUs = max(0, tonumber(newest[2]) + p.windowUs - p.now)
       end
     else
       st.allowed, st.remaining, st.retryAfterUs = true, p.limit - count - p.cost, 0
       st.resetUs = p.cost > 0 and p.windowUs or 0
       if p.cost == 0 and count > 0 then
-        local newest = redis.call('ZREVRANGE', p.key, 0, 0, 'WITHSCORES')
-        st.resetUs = math.max(0, tonumber(newest[2]) + p.windowUs - p.now)
+        local newest = call('ZREVRANGE', p.key, 0, 0, 'WITHSCORES')
+        st.resetUs = max(0, tonumber(newest[2]) + p.windowUs - p.now)
       end
     end
     return st
   end,
   commit = function(p, st)
-    redis.call('ZREMRANGEBYSCORE', p.key, '-inf', num(p.now - p.windowUs))
+    call('ZREMRANGEBYSCORE', p.key, '-inf', num(p.now - p.windowUs))
     -- Members must be unique even for two requests in the same microsecond: NX refuses a
     -- member that exists, and the sequence moves on until one is new.
     local seq = st.count
     for _ = 1, p.cost do
-      repeat seq = seq + 1 until redis.call('ZADD', p.key, 'NX', int(p.now), int(p.now) .. '-' .. int(seq)) == 1
+      repeat seq = seq + 1 until call('ZADD', p.key, 'NX', int(p.now), int(p.now) .. '-' .. int(seq)) == 1
     end
-    redis.call('PEXPIRE', p.key, px(p.windowUs))
+    call('PEXPIRE', p.key, px(p.windowUs))
   end,
   refund = function(p)
     -- Members are interchangeable for counting, so the newest ones are given back.
-    redis.call('ZPOPMAX', p.key, p.cost)
+    call('ZPOPMAX', p.key, p.cost)
   end,
 }

@@ -6,7 +6,7 @@ local function tb_tokens(p)
   if not raw then return p.burst end
   local tokens, last = split2(raw)
   -- Clamping to `burst` also applies a capacity lowered at runtime to the tokens kept.
-  return math.min(p.burst, tokens + math.max(0, p.now - last) * p.limit / p.windowUs)
+  return min(p.burst, tokens + max(0, p.now - last) * p.limit / p.windowUs)
 end
 
 local function tb_store(p, tokens)
@@ -20,15 +20,15 @@ algorithms['token-bucket'] = {
     local tokens = tb_tokens(p)
     local st = { tokens = tokens, allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0 }
     if p.cost > tokens then
-      st.allowed, st.remaining = false, math.floor(tokens)
+      st.allowed, st.remaining = false, floor(tokens)
       st.retryAfterUs = (p.cost - tokens) * p.windowUs / p.limit
       st.resetUs = (p.burst - tokens) * p.windowUs / p.limit
     else
-      st.allowed, st.remaining, st.retryAfterUs = true, math.floor(tokens - p.cost), 0
+      st.allowed, st.remaining, st.retryAfterUs = true, floor(tokens - p.cost), 0
       st.resetUs = (p.burst - (tokens - p.cost)) * p.windowUs / p.limit
     end
     return st
   end,
   commit = function(p, st) tb_store(p, st.tokens - p.cost) end,
-  refund = function(p) tb_store(p, math.min(p.burst, tb_tokens(p) + p.cost)) end,
+  refund = function(p) tb_store(p, min(p.burst, tb_tokens(p) + p.cost)) end,
 }
