@@ -15,12 +15,13 @@
  * Also exports the process plumbing (`spawnRedisProcess`, `redisCommand`, `waitFor`) used by
  * test/support/redis-sentinel.ts.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { findFreePort } from './redis-test-server';
+import { PortInUseError, spawnRedisServer } from './spawn-redis-server';
 
 export interface HostPort {
   host: string;
@@ -107,7 +108,8 @@ export function removeTempDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-export class PortInUseError extends Error {}
+// Re-exported for redis-sentinel.ts: the same class spawnRedisServer rejects with.
+export { PortInUseError };
 
 export function processExited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
@@ -132,6 +134,17 @@ export async function killProcess(child: ChildProcess | undefined): Promise<void
   clearTimeout(fallback);
 }
 
+/** Registers a watchdog child so the exit hook can end its pipe. */
+function trackProcess(child: ChildProcess): void {
+  installExitHook();
+  liveChildren.add(child);
+  child.once('exit', () => {
+    liveChildren.delete(child);
+    // Lets the watchdog's reader go (the server is gone already).
+    child.stdin?.destroy();
+  });
+}
+
 /**
  * Spawns `redis-server argv...` (under the watchdog) and resolves once its output matches
  * `ready`. The server is SIGKILLed when the test process exits, however it exits.
@@ -141,68 +154,13 @@ export function spawnRedisProcess(
   ready: RegExp = READY_LINE,
   label = 'redis-server',
 ): Promise<ChildProcess> {
-  installExitHook();
-  const bin = process.env.REDIS_SERVER_BIN ?? 'redis-server';
-  const child = spawn('sh', ['-c', WATCHDOG, bin, ...argv], { stdio: ['pipe', 'pipe', 'pipe'] });
-  liveChildren.add(child);
-  child.once('exit', () => {
-    liveChildren.delete(child);
-    // Lets the watchdog's reader go (the server is gone already).
-    child.stdin?.destroy();
+  return spawnRedisServer(argv, {
+    ready,
+    label,
+    timeoutMs: START_TIMEOUT_MS,
+    watchdog: WATCHDOG,
+    track: trackProcess,
   });
-  child.stdin?.on('error', () => undefined);
-  let output = '';
-  const onData = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-8000);
-    if (ready.test(output)) finish();
-  };
-  child.stdout?.on('data', onData);
-  child.stderr?.on('data', onData);
-
-  let settled = false;
-  let resolveP!: (c: ChildProcess) => void;
-  let rejectP!: (e: Error) => void;
-  const promise = new Promise<ChildProcess>((resolve, reject) => {
-    resolveP = resolve;
-    rejectP = reject;
-  });
-  function finish(error?: Error): void {
-    if (settled) return;
-    settled = true;
-    clearTimeout(timer);
-    if (error) {
-      child.stdin?.end();
-      rejectP(error);
-      return;
-    }
-    // Keep draining the pipes without holding the test process open.
-    child.unref();
-    for (const s of [child.stdin, child.stdout, child.stderr])
-      (s as unknown as { unref?: () => void })?.unref?.();
-    resolveP(child);
-  }
-  const timer = setTimeout(
-    () =>
-      finish(
-        new Error(`${label} not ready within ${START_TIMEOUT_MS} ms:\n${output.slice(-2000)}`),
-      ),
-    START_TIMEOUT_MS,
-  );
-  child.once('error', (err) => finish(err));
-  child.once('exit', (code, signal) =>
-    finish(
-      /Address already in use/i.test(output)
-        ? new PortInUseError(`${label}: port in use`)
-        : code === 127
-          ? new Error(
-              `'${bin}' was not found on PATH. Install it (apt-get install redis-server) or set REDIS_SERVER_BIN.`,
-            )
-          : new Error(
-              `${label} exited before it was ready (code ${code}, signal ${signal}):\n${output.slice(-2000)}`,
-            ),
-    ),
-  );
-  return promise;
 }
 
 /** One command on a short-lived connection (no retries): for polling and inspection. */

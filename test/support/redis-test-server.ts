@@ -19,14 +19,15 @@
  * host and port, so clients can reconnect; `close()` releases it for good. Spawned servers are
  * SIGKILLed when the test process exits, whatever the tests did.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
+import { PortInUseError, spawnRedisServer, throwawayServerArgs } from './spawn-redis-server';
 
 export type TestRedisKind = 'external' | 'container' | 'process';
 
@@ -257,92 +258,17 @@ export function findFreePort(): Promise<number> {
   });
 }
 
-class PortInUseError extends Error {}
-
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** Spawns redis-server and resolves once it logs that it accepts connections. */
+/** Spawns redis-server with persistence off on 127.0.0.1:`port`, ready to accept connections. */
 function spawnRedis(port: number, args: string[]): Promise<ChildProcess> {
-  const bin = process.env.REDIS_SERVER_BIN ?? 'redis-server';
-  // Config is passed as `--name value` pairs; `--save ""` needs the empty string as its own argv.
-  const argv = [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-    '--daemonize',
-    'no',
-    '--dir',
-    tmpdir(),
-    ...args,
-  ];
-  const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
-  trackChild(child);
-  let output = '';
-  const tail = () => output.slice(-2000);
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-8000);
-  };
-  child.stderr?.on('data', collect);
-
-  return new Promise<ChildProcess>((resolve, reject) => {
-    let settled = false;
-    const finish = (error?: Error) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (error) {
-        child.kill('SIGKILL');
-        reject(error);
-      } else {
-        // Keep draining the pipes (so redis never blocks on a full pipe) without holding the
-        // test process open.
-        child.unref();
-        for (const s of [child.stdout, child.stderr])
-          (s as unknown as { unref?: () => void })?.unref?.();
-        resolve(child);
-      }
-    };
-    const timer = setTimeout(
-      () =>
-        finish(
-          new Error(
-            `redis-server on port ${port} not ready within ${START_TIMEOUT_MS} ms:\n${tail()}`,
-          ),
-        ),
-      START_TIMEOUT_MS,
-    );
-    child.stdout?.on('data', (chunk: Buffer) => {
-      collect(chunk);
-      if (READY_LINE.test(output)) finish();
-    });
-    child.once('error', (err: NodeJS.ErrnoException) =>
-      finish(
-        err.code === 'ENOENT'
-          ? new Error(
-              `'${bin}' was not found on PATH. Install it (apt-get install redis-server), ` +
-                'set REDIS_URL to a Redis the tests may use, or run a Docker engine.',
-            )
-          : err,
-      ),
-    );
-    child.once('exit', (code, signal) => {
-      const log = tail();
-      finish(
-        /Address already in use/i.test(log)
-          ? new PortInUseError(`port ${port} is in use`)
-          : new Error(
-              `redis-server exited before it was ready (code ${code}, signal ${signal}):\n${log}`,
-            ),
-      );
-    });
+  return spawnRedisServer([...throwawayServerArgs(port), ...args], {
+    timeoutMs: START_TIMEOUT_MS,
+    label: `redis-server on port ${port}`,
+    track: trackChild,
   });
 }
 
