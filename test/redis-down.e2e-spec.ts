@@ -60,6 +60,25 @@ let ipCounter = 0;
 /** A client IP no earlier phase used, so every phase starts from a clean bucket. */
 const freshIp = (): string => `203.0.113.${++ipCounter}`;
 
+/** Two demo instances on the shared Redis, listening, each deciding through Redis. */
+async function twoInstances(
+  label: string,
+  mode: Mode,
+): Promise<[INestApplication, INestApplication]> {
+  const overrides = {
+    REDIS_URL: redis.url,
+    RATE_LIMIT_KEY_PREFIX: uniquePrefix(label),
+    RATE_LIMIT_ON_REDIS_ERROR: mode,
+    TRUST_PROXY: 'true',
+  };
+  const a = await createDemoApp(overrides);
+  const b = await createDemoApp(overrides);
+  await a.listen(0, '127.0.0.1');
+  await b.listen(0, '127.0.0.1');
+  await Promise.all([untilReady(a), untilReady(b)]);
+  return [a, b];
+}
+
 interface Timed {
   res: Response;
   ms: number;
@@ -71,10 +90,10 @@ async function timedGet(app: INestApplication, path: string, ip: string): Promis
   return { res, ms: performance.now() - started };
 }
 
-/** Every request of a fault phase, with its latency, checked against the budget at the end. */
 /** Consecutive failures after which the store's circuit breaker opens (RedisStore default). */
 const BREAKER_THRESHOLD = 3;
 
+/** Every request of a fault phase, with its latency, checked against the budget at the end. */
 class FaultLog {
   readonly requests: { app: INestApplication; path: string; status: number; ms: number }[] = [];
 
@@ -222,17 +241,7 @@ describeOwned('Redis down or slow (RATE_LIMIT_ON_REDIS_ERROR)', () => {
     let b: INestApplication | undefined;
 
     beforeAll(async () => {
-      const overrides = {
-        REDIS_URL: redis.url,
-        RATE_LIMIT_KEY_PREFIX: uniquePrefix(`down-${mode}`),
-        RATE_LIMIT_ON_REDIS_ERROR: mode,
-        TRUST_PROXY: 'true',
-      };
-      a = await createDemoApp(overrides);
-      b = await createDemoApp(overrides);
-      await a.listen(0, '127.0.0.1');
-      await b.listen(0, '127.0.0.1');
-      await Promise.all([untilReady(a), untilReady(b)]);
+      [a, b] = await twoInstances(`down-${mode}`, mode);
     });
 
     // A failed test must not leave Redis down for the next one.
@@ -322,17 +331,7 @@ describeOwned('Redis down or slow (RATE_LIMIT_ON_REDIS_ERROR)', () => {
     let b: INestApplication | undefined;
 
     beforeAll(async () => {
-      const overrides = {
-        REDIS_URL: redis.url,
-        RATE_LIMIT_KEY_PREFIX: uniquePrefix('down-long'),
-        RATE_LIMIT_ON_REDIS_ERROR: 'memory',
-        TRUST_PROXY: 'true',
-      };
-      a = await createDemoApp(overrides);
-      b = await createDemoApp(overrides);
-      await a.listen(0, '127.0.0.1');
-      await b.listen(0, '127.0.0.1');
-      await Promise.all([untilReady(a), untilReady(b)]);
+      [a, b] = await twoInstances('down-long', 'memory');
     });
 
     afterEach(async () => {

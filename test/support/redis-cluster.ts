@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { findFreePort } from './redis-test-server';
-import { PortInUseError, spawnRedisServer } from './spawn-redis-server';
+import { PortInUseError, spawnRedisServer, throwawayServerArgs } from './spawn-redis-server';
 
 export interface HostPort {
   host: string;
@@ -293,12 +293,9 @@ export async function startTestCluster(
       // The cluster bus port is set explicitly: port + 10000 may be out of range or taken.
       const [port, bus] = await freePortPair();
       const argv = [
-        '--port',
-        String(port),
+        ...throwawayServerArgs(port, { host, dir }),
         '--cluster-port',
         String(bus),
-        '--bind',
-        host,
         '--cluster-enabled',
         'yes',
         '--cluster-config-file',
@@ -308,14 +305,6 @@ export async function startTestCluster(
         // A replica always tries to fail over, however long it was cut off.
         '--cluster-replica-validity-factor',
         '0',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--daemonize',
-        'no',
-        '--dir',
-        dir,
         '--logfile',
         '',
         ...(options.args ?? []),

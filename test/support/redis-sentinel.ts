@@ -24,6 +24,7 @@ import {
   waitFor,
 } from './redis-cluster';
 import { findFreePort } from './redis-test-server';
+import { throwawayServerArgs } from './spawn-redis-server';
 
 export interface TestSentinel {
   readonly sentinels: HostPort[];
@@ -79,18 +80,7 @@ export async function startTestSentinel(
   };
 
   const dataArgs = (port: number) => [
-    '--port',
-    String(port),
-    '--bind',
-    HOST,
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-    '--daemonize',
-    'no',
-    '--dir',
-    dir,
+    ...throwawayServerArgs(port, { host: HOST, dir }),
     '--dbfilename',
     `dump-${port}.rdb`,
   ];

@@ -34,13 +34,16 @@ export interface SpawnRedisServerOptions {
 const READY_LINE = /Ready to accept connections/;
 
 /**
- * Arguments for a throwaway server on 127.0.0.1:`port` with persistence off (what the test and
- * benchmark harnesses run). Config is passed as `--name value` pairs; `--save ""` needs the empty
- * string as its own argv.
+ * Arguments for a throwaway server on `host`:`port` with persistence off, in the foreground (what
+ * every test and benchmark server runs; cluster and sentinel nodes add their own). Config is
+ * passed as `--name value` pairs; `--save ""` needs the empty string as its own argv.
  */
-export function throwawayServerArgs(port: number): string[] {
-  const argv = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
-  return [...argv, '--daemonize', 'no', '--dir', tmpdir()];
+export function throwawayServerArgs(
+  port: number,
+  { host = '127.0.0.1', dir = tmpdir() }: { host?: string; dir?: string } = {},
+): string[] {
+  const argv = ['--port', String(port), '--bind', host, '--save', '', '--appendonly', 'no'];
+  return [...argv, '--daemonize', 'no', '--dir', dir];
 }
 
 /** Spawns `redis-server ...argv` and resolves with the child once its output matches `ready`. */
