@@ -207,7 +207,7 @@ export class RateLimiterService implements OnModuleDestroy {
     }
     this.recovered();
     const replies = settled.map((s) => (s as PromiseFulfilledResult<StoreReply>).value);
-    if (op === 'consume' && groups.length > 1 && replies.some((r) => !r.admitted)) {
+    if (op === 'consume' && replies.some((r) => !r.admitted)) {
       await this.refund(groups, settled, nowUs);
     }
     return this.verdict(requests, groups, replies, 'redis', false);

@@ -42,8 +42,3 @@ export function loadDecideScripts(dir: string = join(__dirname, 'lua')): DecideS
   ) as Record<RateLimitAlgorithm, RedisScript>;
   return { all: new RedisScript('decide', assemble(RATE_LIMIT_ALGORITHMS)), byAlgorithm };
 }
-
-/** The decide script holding every algorithm. */
-export function loadDecideScript(dir?: string): RedisScript {
-  return loadDecideScripts(dir).all;
-}
