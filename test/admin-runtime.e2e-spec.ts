@@ -217,6 +217,30 @@ describe('admin API across two demo instances', () => {
     expect(res.headers['ratelimit-remaining']).toBe('4');
   });
 
+  // A key encodes to more than 96 characters, so its Redis key holds a readable prefix and a hash.
+  it('lists a long identity with its real usage and resets it by the identity it lists', async () => {
+    const apiKey = `key:${'k'.repeat(150)}`;
+    const keyed = (app: INestApplication) =>
+      request(app.getHttpServer()).get('/api/keyed').set('X-Api-Key', apiKey);
+    for (let i = 0; i < 5; i++) await keyed(i % 2 ? a : b).expect(200);
+    await keyed(a).expect(429);
+    const listing = await request(b.getHttpServer())
+      .get('/admin/policies/demo.api-key/keys')
+      .set(auth)
+      .expect(200);
+    expect(listing.body.items).toHaveLength(1);
+    const [item] = listing.body.items;
+    expect(item.identity).toMatch(/^key:key:k+…\(sha256:[A-Za-z0-9_-]{22}\)$/);
+    // A token bucket refills one unit per 2 s: at most one is back by now.
+    expect(item.used).toBeGreaterThanOrEqual(4);
+    await request(a.getHttpServer())
+      .delete(`/admin/policies/demo.api-key/keys/${encodeURIComponent(item.identity)}`)
+      .set(auth)
+      .expect(204);
+    const res = await keyed(b).expect(200);
+    expect(res.headers['ratelimit-remaining']).toBe('4');
+  });
+
   it('stats reflect traffic on both instances within 2 s', async () => {
     const ip = '198.51.100.4';
     for (let i = 0; i < 7; i++)

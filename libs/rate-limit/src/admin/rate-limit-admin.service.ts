@@ -79,10 +79,9 @@ export class RateLimitAdminService {
     }
     const match = `${this.config.keys.prefix}:{*}:${policy.name}:${policy.algo}`;
     const page = await this.unavailableOnError(() => this.store.scan(match, cursor || null, count));
-    const identities = page.keys.map((key) =>
-      decodeKeyPart(key.slice(key.indexOf('{') + 1, key.lastIndexOf('}'))),
-    );
-    const decisions = await this.limiter.peekMany(policy, identities);
+    const tags = page.keys.map((key) => this.config.keys.tagOfKey(key));
+    const identities = tags.map((tag) => decodeKeyPart(tag.slice(tag.indexOf('{') + 1, -2)));
+    const decisions = await this.limiter.peekTags(policy, tags);
     const capacity = capacityOf(policy);
     return {
       items: decisions.map((d, i) => ({

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { decodeKeyPart, encodeKeyPart } from './encode-key-part';
+import { decodeKeyPart, encodeKeyPart, hashedKeyPartOf } from './encode-key-part';
 
 /** What an encoded part may contain: the safe set, `%` escapes (`%XX`, `%uXXXX`) and the `~` hash mark. */
 const ENCODED = /^[A-Za-z0-9._\-@/%u~]+$/;
@@ -143,9 +143,43 @@ describe('decodeKeyPart', () => {
     expect(decodeKeyPart(encodeKeyPart(input))).toBe(input);
   });
 
+  it('cuts the readable prefix of a long value between whole characters', () => {
+    const encoded = encodeKeyPart(':'.repeat(100));
+    // 21 whole `%3A` (63 characters): a 22nd would pass 64, and half of one would not decode.
+    expect(encoded.split('~')[0]).toBe('%3A'.repeat(21));
+    expect(decodeKeyPart(encoded).startsWith(':'.repeat(21) + '…')).toBe(true);
+  });
+
   it('shows the readable prefix and the hash of a long value', () => {
     const decoded = decodeKeyPart(encodeKeyPart(`key:${'k'.repeat(300)}`));
     expect(decoded.startsWith(`key:${'k'.repeat(40)}`)).toBe(true);
     expect(decoded).toMatch(/…\(sha256:[A-Za-z0-9_-]{22}\)$/);
+  });
+});
+
+describe('hashedKeyPartOf', () => {
+  it('turns the readable form of every hashed long value back into its encoded part', () => {
+    const longText = fc.oneof(
+      fc.string({ unit: 'binary', minLength: 97, maxLength: 300 }),
+      fc.string({ unit: 'grapheme', minLength: 40, maxLength: 120 }),
+      withLoneSurrogates.map((s) => s + ':'.repeat(40)),
+    );
+    fc.assert(
+      fc.property(longText, (text) => {
+        const encoded = encodeKeyPart(text);
+        fc.pre(encoded.includes('~'));
+        return hashedKeyPartOf(decodeKeyPart(encoded)) === encoded;
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it.each([
+    'ip:203.0.113.7',
+    'key:abc…',
+    'key:abc…(sha256:short)',
+    `${'x'.repeat(65)}…(sha256:${'A'.repeat(22)})`,
+  ])('is undefined for %j, which no hashed value shows as', (display) => {
+    expect(hashedKeyPartOf(display)).toBeUndefined();
   });
 });

@@ -35,12 +35,42 @@ export function encodeKeyPart(text: string): string {
   const encoded =
     text.length > MAX_ENCODED_LENGTH ? null : SAFE.test(text) ? text : percentEncode(text);
   if (encoded !== null && encoded.length <= MAX_ENCODED_LENGTH) return encoded;
-  const head = (encoded ?? percentEncode(text.slice(0, KEPT_PREFIX))).slice(0, KEPT_PREFIX);
   const digest = createHash('sha256')
     .update(Buffer.from(text, 'utf16le'))
     .digest('base64url')
     .slice(0, 22);
-  return `${head}~${digest}`;
+  return `${encodedHead(text)}~${digest}`;
+}
+
+/**
+ * The encoding of the longest start of `text` that encodes to at most 64 characters, cut between
+ * whole characters (never inside `%XX`), so that the readable form shown by the admin API
+ * encodes back to exactly this head.
+ */
+function encodedHead(text: string): string {
+  let head = '';
+  // for...of walks code points; a lone surrogate comes out on its own, as encodeChar expects.
+  for (const ch of text.slice(0, KEPT_PREFIX)) {
+    const piece = SAFE.test(ch) ? ch : encodeChar(ch);
+    if (head.length + piece.length > KEPT_PREFIX) break;
+    head += piece;
+  }
+  return head;
+}
+
+const HASHED_DISPLAY = /^([^]*)…\(sha256:([A-Za-z0-9_-]{22})\)$/u;
+
+/**
+ * The encoded part behind a readable form that decodeKeyPart gave for a hashed long value, or
+ * undefined when `display` is not such a form. It lets an operator reset (or look up) a long
+ * identity by what the admin API shows; request identities never go through it, so a client
+ * cannot type its way into someone else's hashed key.
+ */
+export function hashedKeyPartOf(display: string): string | undefined {
+  const match = HASHED_DISPLAY.exec(display);
+  if (!match) return undefined;
+  const head = percentEncode(match[1]);
+  return head.length <= KEPT_PREFIX ? `${head}~${match[2]}` : undefined;
 }
 
 /** The readable form of an encoded part; a hashed long value keeps its prefix and a `…` mark. */

@@ -1,6 +1,6 @@
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { boundedMemo } from '../util/bounded-memo';
-import { encodeKeyPart } from './encode-key-part';
+import { encodeKeyPart, hashedKeyPartOf } from './encode-key-part';
 
 /**
  * Key scheme `<prefix>:{<identity>}:<policy>:<algo>[:block]`. The identity is the hash tag, so
@@ -14,6 +14,21 @@ export class KeyBuilder {
 
   constructor(readonly prefix: string) {
     this.identityTag = boundedMemo((identity) => `${prefix}:{${encodeKeyPart(identity)}}:`);
+  }
+
+  /** The tag of a key this builder made: what the admin API lists and resets by. */
+  tagOfKey(key: string): string {
+    return key.slice(0, key.indexOf('}', this.prefix.length + 2) + 2);
+  }
+
+  /**
+   * Every tag an operator may mean by `identity`: its own, and the hashed long value it is the
+   * readable form of (as the admin API lists it), if it is one.
+   */
+  operatorTags(identity: string): string[] {
+    const hashed = hashedKeyPartOf(identity);
+    const own = this.identityTag(identity);
+    return hashed === undefined ? [own] : [own, `${this.prefix}:{${hashed}}:`];
   }
 
   stateKey(tag: string, policy: RateLimitPolicy): string {

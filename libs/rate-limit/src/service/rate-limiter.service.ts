@@ -29,6 +29,11 @@ export interface PolicyRequest {
   readonly cost: number;
 }
 
+/** A request whose key tag is already known (admin listing: the tag of a key found by SCAN). */
+interface TaggedRequest extends PolicyRequest {
+  readonly tag?: string;
+}
+
 /** Test-only: decide at this time instead of Redis (or process) time. */
 export interface DecideOptions {
   readonly nowMs?: number;
@@ -94,11 +99,13 @@ export class RateLimiterService implements OnModuleDestroy {
   /** Forgets the identity's state and block under the policy, whatever algorithm made it. */
   async reset(policyName: string, identity: string): Promise<void> {
     const policy = this.policy(policyName);
-    const tag = this.config.keys.identityTag(identity);
-    const keys = RATE_LIMIT_ALGORITHMS.flatMap((algo) => {
-      const key = this.config.keys.stateKey(tag, { ...policy, algo });
-      return [key, this.config.keys.blockKey(key)];
-    });
+    // A long identity as the admin API lists it is a readable form of a hashed key part.
+    const keys = this.config.keys.operatorTags(identity).flatMap((tag) =>
+      RATE_LIMIT_ALGORITHMS.flatMap((algo) => {
+        const key = this.config.keys.stateKey(tag, { ...policy, algo });
+        return [key, this.config.keys.blockKey(key)];
+      }),
+    );
     await Promise.all([this.store.delete(keys), this.insurance.delete(keys)]);
     this.forgetRejections();
     // Other instances may remember this identity's rejections too.
@@ -151,17 +158,15 @@ export class RateLimiterService implements OnModuleDestroy {
     this.metrics.observe(verdict);
   }
 
-  /** The standing of several identities under one policy (admin listing), without charging. */
-  async peekMany(
-    policy: RateLimitPolicy,
-    identities: readonly string[],
-  ): Promise<RateLimitDecision[]> {
+  /**
+   * The standing under one policy of the identities whose key tags are given (admin listing: a
+   * hashed long identity cannot be encoded again from its readable form), without charging.
+   */
+  async peekTags(policy: RateLimitPolicy, tags: readonly string[]): Promise<RateLimitDecision[]> {
     const verdicts = await Promise.all(
-      identities.map((identity) => this.run('peek', [{ policy, identity, cost: 0 }])),
+      tags.map((tag) => this.run('peek', [{ policy, identity: tag, tag, cost: 0 }])),
     );
-    return verdicts.map(
-      (verdict, i) => verdict.decisions[0] ?? this.undecided(policy.name, verdict, identities[i]),
-    );
+    return verdicts.map((verdict) => verdict.decisions[0] ?? this.undecided(policy.name, verdict));
   }
 
   onModuleDestroy(): void {
@@ -176,7 +181,7 @@ export class RateLimiterService implements OnModuleDestroy {
 
   private async run(
     op: StoreOp,
-    requests: readonly PolicyRequest[],
+    requests: readonly TaggedRequest[],
     options?: DecideOptions,
   ): Promise<RateLimitVerdict> {
     const nowUs = options?.nowMs === undefined ? undefined : Math.floor(options.nowMs * 1000);
@@ -230,23 +235,20 @@ export class RateLimiterService implements OnModuleDestroy {
     return this.verdict(requests, groups, [reply], 'redis', false);
   }
 
-  private group(requests: readonly PolicyRequest[]): Group[] {
-    if (requests.length === 1) {
-      const [{ policy, identity, cost }] = requests;
-      return [{ entries: [this.entry(policy, identity, cost)], indexes: [0] }];
-    }
+  private group(requests: readonly TaggedRequest[]): Group[] {
+    if (requests.length === 1) return [{ entries: [this.entry(requests[0])], indexes: [0] }];
     const byIdentity = new Map<string, Group>();
-    requests.forEach(({ policy, identity, cost }, index) => {
-      let group = byIdentity.get(identity);
-      if (!group) byIdentity.set(identity, (group = { entries: [], indexes: [] }));
-      group.entries.push(this.entry(policy, identity, cost));
+    requests.forEach((request, index) => {
+      let group = byIdentity.get(request.identity);
+      if (!group) byIdentity.set(request.identity, (group = { entries: [], indexes: [] }));
+      group.entries.push(this.entry(request));
       group.indexes.push(index);
     });
     return [...byIdentity.values()];
   }
 
-  private entry(policy: RateLimitPolicy, identity: string, cost: number): StoreEntry {
-    const key = this.config.keys.stateKey(this.config.keys.identityTag(identity), policy);
+  private entry({ policy, identity, cost, tag }: TaggedRequest): StoreEntry {
+    const key = this.config.keys.stateKey(tag ?? this.config.keys.identityTag(identity), policy);
     return { key, blockKey: this.config.keys.blockKey(key), policy, cost };
   }
 
@@ -323,11 +325,7 @@ export class RateLimiterService implements OnModuleDestroy {
     return { allowed: replies.every((r) => r.admitted), decisions, source };
   }
 
-  private undecided(
-    policy: string,
-    verdict: RateLimitVerdict,
-    _identity?: string,
-  ): RateLimitDecision {
+  private undecided(policy: string, verdict: RateLimitVerdict): RateLimitDecision {
     const allowed = verdict.source === 'fail-open';
     return {
       policy,
