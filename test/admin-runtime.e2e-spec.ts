@@ -217,6 +217,18 @@ describe('admin API across two demo instances', () => {
     expect(res.headers['ratelimit-remaining']).toBe('4');
   });
 
+  it.each(['1739', 'abc', '0:1:2', '0:99999999999999999999'])(
+    'keys listing answers 400 for a cursor no page gave out (%j)',
+    async (cursor) => {
+      const res = await request(a.getHttpServer())
+        .get('/admin/policies/demo.gcra/keys')
+        .query({ cursor })
+        .set(auth)
+        .expect(400);
+      expect(res.body.message).toMatch(/cursor/);
+    },
+  );
+
   // A key encodes to more than 96 characters, so its Redis key holds a readable prefix and a hash.
   it('lists a long identity with its real usage and resets it by the identity it lists', async () => {
     const apiKey = `key:${'k'.repeat(150)}`;

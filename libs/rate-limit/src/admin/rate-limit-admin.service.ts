@@ -24,7 +24,9 @@ import type {
 } from './policy-view.interface';
 import { routesOf } from './route-paths';
 
-const CURSOR = /^\d+:\d+$|^\d+$/;
+/** Cursors each store gives out: `<master>:<SCAN cursor>` from Redis, an offset from memory. */
+const CURSOR = { redis: /^\d{1,4}:\d{1,20}$/, memory: /^\d{1,15}$/ } as const;
+const BAD_CURSOR = 'cursor must be a value returned by a previous page';
 
 /**
  * What the admin API does, independent of HTTP: list and change policies, show and reset
@@ -74,11 +76,21 @@ export class RateLimitAdminService {
   /** Live usage per identity under the policy's current algorithm, a SCAN page at a time. */
   async keys(name: string, cursor: string | undefined, count: number): Promise<KeyUsagePage> {
     const policy = this.known(name);
-    if (cursor !== undefined && cursor !== '' && !CURSOR.test(cursor)) {
-      throw new BadRequestException('cursor must be a value returned by a previous page');
+    if (cursor !== undefined && cursor !== '' && !CURSOR[this.store.kind].test(cursor)) {
+      throw new BadRequestException(BAD_CURSOR);
     }
     const match = `${this.config.keys.prefix}:{*}:${policy.name}:${policy.algo}`;
-    const page = await this.unavailableOnError(() => this.store.scan(match, cursor || null, count));
+    const page = await this.unavailableOnError(async () => {
+      try {
+        return await this.store.scan(match, cursor || null, count);
+      } catch (error) {
+        // Well-formed but not one Redis gave out (past 2^64): Redis refuses it.
+        if (/invalid cursor/i.test((error as Error).message)) {
+          throw new BadRequestException(BAD_CURSOR);
+        }
+        throw error;
+      }
+    });
     const tags = page.keys.map((key) => this.config.keys.tagOfKey(key));
     const identities = tags.map((tag) => decodeKeyPart(tag.slice(tag.indexOf('{') + 1, -2)));
     const decisions = await this.limiter.peekTags(policy, tags);
@@ -124,6 +136,7 @@ export class RateLimitAdminService {
     try {
       return await action();
     } catch (error) {
+      if (error instanceof BadRequestException) throw error;
       throw new ServiceUnavailableException(`Redis is unavailable: ${(error as Error).message}`);
     }
   }

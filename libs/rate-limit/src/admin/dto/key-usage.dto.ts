@@ -32,7 +32,7 @@ export class KeyUsagePageDto implements KeyUsagePage {
     type: 'string',
     nullable: true,
     description: 'Pass as `cursor` for the next page; null when the listing is complete.',
-    example: '1739',
+    example: '0:1739',
   })
   cursor!: string | null;
 }

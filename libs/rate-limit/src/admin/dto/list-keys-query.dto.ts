@@ -13,7 +13,7 @@ export const DEFAULT_KEYS_PAGE = 100;
 export class ListKeysQueryDto {
   @ApiPropertyOptional({
     description: 'The `cursor` of the previous page; omit it for the first page.',
-    example: '1739',
+    example: '0:1739',
     maxLength: 4096,
   })
   @IsOptionalNotNull()
