@@ -103,6 +103,32 @@ describe('runtime policies across two instances on one Redis', () => {
     );
   });
 
+  it('a PATCH sets only its own fields: a field written directly just before stays', async () => {
+    await admin.hset(`${prefix}:policy:log`, 'mode', 'shadow');
+    // No refresh has run yet (300 ms interval): the instance taking the PATCH has most likely
+    // not seen the direct write, so it cannot simply merge it from its own copy.
+    const view = await a.get(RateLimitAdminService).update('log', { limit: 7 });
+    expect(view).toMatchObject({ limit: 7, mode: 'shadow' });
+    expect(await admin.hgetall(`${prefix}:policy:log`)).toMatchObject({
+      mode: 'shadow',
+      limit: '7',
+    });
+    await within(100, () => b.get(PolicyRegistry).get('log')!.mode === 'shadow');
+    expect(b.get(PolicyRegistry).get('log')).toMatchObject({ limit: 7, mode: 'shadow' });
+  });
+
+  it('a policy key of another type is skipped with a warning; the others still refresh', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    await admin.set(`${prefix}:policy:tb`, '20');
+    await admin.hset(`${prefix}:policy:log`, 'limit', '1');
+    await a.get(PolicySync).refresh();
+    const warnings = warn.mock.calls.map(([m]) => String(m));
+    warn.mockRestore();
+    expect(a.get(PolicyRegistry).get('log')!.limit).toBe(1);
+    expect(a.get(PolicyRegistry).get('tb')!.limit).toBe(5);
+    expect(warnings).toContainEqual(expect.stringMatching(/"tb".*WRONGTYPE/));
+  });
+
   it('ignores invalid hash contents with one warning and keeps serving', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     await admin.hset(`${prefix}:policy:log`, { limit: 'lots', mode: 'shadow' });

@@ -57,11 +57,11 @@ export class RateLimitAdminService {
     return this.view(name, totals.get(name)!);
   }
 
-  /** Merges the change into the override, stores it and announces it to every instance. */
+  /** Sets the changed fields of the override and announces the result to every instance. */
   async update(name: string, patch: PolicyPatch): Promise<PolicyView> {
     this.known(name);
-    const override = { ...this.registry.override(name), ...patch, updatedAt: Date.now() };
-    await this.unavailableOnError(() => this.overrides.write(name, override));
+    const fields = { ...patch, updatedAt: Date.now() };
+    const override = await this.unavailableOnError(() => this.overrides.update(name, fields));
     this.registry.applyOverride(name, override);
     return this.get(name);
   }

@@ -1,5 +1,5 @@
 import type { PolicyOverride } from '../admin/policy-view.interface';
-import { encodeOverride } from './policy-override-codec';
+import { encodeOverride, parseOverrideHash } from './policy-override-codec';
 import type { OverrideListener, PolicyOverrideStore, ResetListener } from './policy-override-store';
 
 /** Overrides for a single instance without Redis: kept and announced in this process. */
@@ -12,9 +12,12 @@ export class MemoryPolicyOverrideStore implements PolicyOverrideStore {
     return new Map(names.map((name) => [name, { ...(this.hashes.get(name) ?? {}) }]));
   }
 
-  async write(name: string, override: PolicyOverride): Promise<void> {
-    this.hashes.set(name, encodeOverride(override));
+  async update(name: string, fields: PolicyOverride): Promise<PolicyOverride | null> {
+    const hash = { ...(this.hashes.get(name) ?? {}), ...encodeOverride(fields) };
+    this.hashes.set(name, hash);
+    const { override } = parseOverrideHash(hash);
     this.listener?.(name, override);
+    return override;
   }
 
   async clear(name: string): Promise<void> {

@@ -11,10 +11,16 @@ export type OverrideListener = (name: string, override: PolicyOverride | null) =
  * announced on Pub/Sub), or this process alone when no Redis is configured.
  */
 export interface PolicyOverrideStore {
-  /** Raw hash contents per name; a missing hash is an empty object. */
-  readAll(names: readonly string[]): Promise<Map<string, Record<string, string>>>;
-  /** Replaces the override and tells every instance. */
-  write(name: string, override: PolicyOverride): Promise<void>;
+  /**
+   * Raw hash contents per name; a missing hash is an empty object, and a key Redis refuses to
+   * read as a hash (WRONGTYPE) is that error, for that name alone.
+   */
+  readAll(names: readonly string[]): Promise<Map<string, Record<string, string> | Error>>;
+  /**
+   * Sets the given fields (others, written by anyone, stay), tells every instance and answers
+   * the whole override as stored.
+   */
+  update(name: string, fields: PolicyOverride): Promise<PolicyOverride | null>;
   /** Removes the override and tells every instance. */
   clear(name: string): Promise<void>;
   /**

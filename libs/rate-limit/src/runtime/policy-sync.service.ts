@@ -51,7 +51,7 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Re-reads every override; on failure the policies in memory stay as they are. */
   async refresh(): Promise<void> {
-    let hashes: Map<string, Record<string, string>>;
+    let hashes: Map<string, Record<string, string> | Error>;
     try {
       hashes = await this.overrides.readAll(this.registry.names());
     } catch (error) {
@@ -60,6 +60,11 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
     }
     this.warned.delete('refresh');
     for (const [name, hash] of hashes) {
+      if (hash instanceof Error) {
+        this.warnOnce(`${name}:read`, `Could not read the override of "${name}": ${hash.message}`);
+        continue;
+      }
+      this.warned.delete(`${name}:read`);
       try {
         const { override, problems } = parseOverrideHash(hash);
         if (problems.length > 0) {

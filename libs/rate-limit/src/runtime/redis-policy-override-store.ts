@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Cluster, type Redis } from 'ioredis';
+import { Cluster, type Redis, ReplyError } from 'ioredis';
 import { withTimeout } from '../store/redis/with-timeout';
 import type { PolicyOverride } from '../admin/policy-view.interface';
 import type { RedisClient } from '../store/redis/redis-script';
@@ -37,22 +37,35 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
     return `${this.prefix}:policy:${name}`;
   }
 
-  async readAll(names: readonly string[]): Promise<Map<string, Record<string, string>>> {
-    // One HGETALL per key: on a cluster the hashes live in different slots.
+  async readAll(names: readonly string[]): Promise<Map<string, Record<string, string> | Error>> {
+    // One HGETALL per key: on a cluster the hashes live in different slots. A key of another
+    // type fails alone; a Redis that does not answer fails the whole read.
     const hashes = await withTimeout(
-      Promise.all(names.map((name) => this.client.hgetall(this.hashKey(name)))),
+      Promise.all(
+        names.map((name) =>
+          this.client.hgetall(this.hashKey(name)).catch((error: unknown) => {
+            if (error instanceof ReplyError) return error as Error;
+            throw error;
+          }),
+        ),
+      ),
       ADMIN_TIMEOUT_MS,
     );
     return new Map(names.map((name, i) => [name, hashes[i]]));
   }
 
-  async write(name: string, override: PolicyOverride): Promise<void> {
+  async update(name: string, fields: PolicyOverride): Promise<PolicyOverride | null> {
     const key = this.hashKey(name);
-    await withTimeout(
-      this.client.multi().del(key).hset(key, encodeOverride(override)).exec(),
+    // HSET of the changed fields only: a field another instance or redis-cli set meanwhile stays.
+    const replies = await withTimeout(
+      this.client.multi().hset(key, encodeOverride(fields)).hgetall(key).exec(),
       ADMIN_TIMEOUT_MS,
     );
+    const failed = replies?.find(([error]) => error);
+    if (!replies || failed) throw failed?.[0] ?? new Error('the update was discarded');
+    const { override } = parseOverrideHash(replies[1][1] as Record<string, string>);
     await this.publish({ name, override });
+    return override;
   }
 
   async clear(name: string): Promise<void> {
