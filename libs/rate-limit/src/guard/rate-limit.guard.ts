@@ -89,7 +89,7 @@ export class RateLimitGuard implements CanActivate {
 
   private conclude(context: ExecutionContext, verdict: RateLimitVerdict): boolean {
     this.writeHeaders(context, verdict);
-    if (verdict.source === 'fail-closed') {
+    if (verdict.source === 'fail-closed' && !verdict.allowed) {
       throw new ServiceUnavailableException('Rate limiting is unavailable');
     }
     if (!verdict.allowed) throw rejectionException(mostRestrictive(verdict.decisions)!);

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Cluster, type Redis, ReplyError } from 'ioredis';
+import { closeClient } from '../store/redis/close-client';
 import { withTimeout } from '../store/redis/with-timeout';
 import type { PolicyOverride } from '../admin/policy-view.interface';
 import type { RedisClient } from '../store/redis/redis-script';
@@ -100,7 +101,7 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
   async close(): Promise<void> {
     const subscriber = this.subscriber;
     this.subscriber = undefined;
-    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
+    if (subscriber) await closeClient(subscriber);
   }
 
   async announceReset(name: string): Promise<void> {

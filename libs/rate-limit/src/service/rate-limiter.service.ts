@@ -285,8 +285,11 @@ export class RateLimiterService implements OnModuleDestroy {
     switch (this.config.onRedisError) {
       case 'open':
         return { allowed: true, decisions: [], source: 'fail-open', storeError: error };
-      case 'closed':
-        return { allowed: false, decisions: [], source: 'fail-closed', storeError: error };
+      case 'closed': {
+        // Shadow policies only observe: an outage does not turn them into a 503.
+        const allowed = requests.every((r) => r.policy.mode === 'shadow');
+        return { allowed, decisions: [], source: 'fail-closed', storeError: error };
+      }
       case 'memory': {
         const reply = await this.insurance.decide(
           op,
@@ -326,10 +329,9 @@ export class RateLimiterService implements OnModuleDestroy {
   }
 
   private undecided(policy: string, verdict: RateLimitVerdict): RateLimitDecision {
-    const allowed = verdict.source === 'fail-open';
     return {
       policy,
-      allowed,
+      allowed: verdict.allowed,
       shadow: false,
       limit: 0,
       remaining: 0,

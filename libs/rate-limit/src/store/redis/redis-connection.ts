@@ -1,5 +1,6 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { RedisConnectionOptions } from '../../module/rate-limit-module-options.interface';
+import { closeClient } from './close-client';
 import { createRedisClient, waitUntilReady } from './create-redis-client';
 import type { RedisClient } from './redis-script';
 
@@ -32,6 +33,6 @@ export class RedisConnection implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     if (!this.client || !this.owned) return;
-    await this.client.quit().catch(() => this.client?.disconnect());
+    await closeClient(this.client);
   }
 }

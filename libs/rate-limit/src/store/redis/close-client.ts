@@ -1,0 +1,19 @@
+import type { RedisClient } from './redis-script';
+import { withTimeout } from './with-timeout';
+
+/** How long a shutdown waits for Redis to acknowledge QUIT before dropping the connection. */
+const QUIT_WAIT_MS = 1_000;
+
+/**
+ * Closes a client without ever holding up the application's shutdown: QUIT when connected (so
+ * replies in flight arrive), otherwise, or when Redis does not answer in time, a disconnect. A
+ * QUIT sent to a client that is still (re)connecting would wait in its offline queue for a Redis
+ * that may never come back.
+ */
+export async function closeClient(client: RedisClient): Promise<void> {
+  if (client.status !== 'ready') {
+    client.disconnect();
+    return;
+  }
+  await withTimeout(client.quit(), QUIT_WAIT_MS).catch(() => client.disconnect());
+}
