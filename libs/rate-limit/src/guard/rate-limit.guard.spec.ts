@@ -12,6 +12,7 @@ import { RateLimit } from '../decorators/rate-limit.decorator';
 import { SkipRateLimit } from '../decorators/skip-rate-limit.decorator';
 import type { RateLimitModuleOptions } from '../module/rate-limit-module-options.interface';
 import { RateLimitModule } from '../module/rate-limit.module';
+import { PolicyRegistry } from '../registry/policy-registry';
 import { RateLimiterService } from '../service/rate-limiter.service';
 import { RateLimitGuard } from './rate-limit.guard';
 
@@ -133,6 +134,11 @@ class ClassLimitedController {
   skipped() {
     return 'skipped';
   }
+
+  /** Not a route: no policy may be registered for it. */
+  format(value: string): string {
+    return `<${value}>`;
+  }
 }
 
 @Controller('named')
@@ -240,6 +246,12 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
 
     expect((await limiter.peek('ClassLimitedController.a', LOCAL)).remaining).toBe(0);
     expect((await limiter.peek('ClassLimitedController.b', LOCAL)).remaining).toBe(0);
+  });
+
+  it('registers class-level policies for route handlers only, not for other methods', async () => {
+    const names = app.get(PolicyRegistry).names();
+    expect(names).toEqual(expect.arrayContaining(['ClassLimitedController.a']));
+    expect(names).not.toContain('ClassLimitedController.format');
   });
 
   it('lets a handler-level policy of the same default name override the class-level one', async () => {

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { getDeclaredRateLimits } from '../decorators/rate-limit.decorator';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
@@ -44,6 +45,8 @@ export class RouteTable implements OnModuleInit {
       if (!cls || !wrapper.instance) continue;
       const prototype = Object.getPrototypeOf(wrapper.instance) as Record<string, Handler>;
       for (const method of this.scanner.getAllMethodNames(prototype)) {
+        // Route handlers only: a helper method under a class-level @RateLimit is no policy.
+        if (Reflect.getMetadata(PATH_METADATA, prototype[method]) === undefined) continue;
         this.routeFor(cls, prototype[method]);
       }
     }

@@ -73,7 +73,10 @@ export class PolicyStats implements OnApplicationBootstrap, OnModuleDestroy {
     );
   }
 
-  /** Adds pending counts to Redis; on failure they are kept for the next flush. */
+  /**
+   * Adds pending counts to Redis. While Redis is not connected they wait for a later flush; a
+   * flush that fails or times out is dropped, since some of its increments may have applied.
+   */
   async flush(): Promise<void> {
     const client = this.connection.client;
     if (!client || this.pending.size === 0 || client.status !== 'ready') return;
