@@ -109,3 +109,16 @@ describe('untrusted proxy warning', () => {
     expect(warnings).toEqual([]);
   });
 });
+
+describe('trustProxy as a comma-separated string, as Express takes it', () => {
+  const resolve = createClientIpResolver('10.0.0.1, 10.0.0.2 ,loopback');
+
+  it('trusts every listed proxy', () => {
+    expect(resolve(fakeRequest('10.0.0.2', '203.0.113.9'))).toBe('203.0.113.9');
+    expect(resolve(fakeRequest('127.0.0.1', '203.0.113.8'))).toBe('203.0.113.8');
+  });
+
+  it('does not trust an address that is not listed', () => {
+    expect(resolve(fakeRequest('10.0.0.3', '203.0.113.9'))).toBe('10.0.0.3');
+  });
+});

@@ -38,8 +38,14 @@ export function createClientIpResolver(
       ? () => true
       : typeof trustProxy === 'number'
         ? (_addr: string, hop: number) => hop < trustProxy
-        : proxyAddr.compile(trustProxy as string | string[]);
+        : compileTrustedProxies(trustProxy);
   return (request) => normalize(proxyAddr(request, trust));
+}
+
+/** Addresses, subnets or names (`loopback`…), as a list or comma-separated as Express takes them. */
+function compileTrustedProxies(trustProxy: string | readonly string[]) {
+  const list = typeof trustProxy === 'string' ? trustProxy.split(',') : [...trustProxy];
+  return proxyAddr.compile(list.map((entry) => String(entry).trim()));
 }
 
 /**

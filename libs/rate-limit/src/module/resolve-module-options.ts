@@ -1,5 +1,10 @@
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
-import { createClientIpResolver, type ClientIpResolver } from '../identity/client-ip';
+import {
+  createClientIpResolver,
+  type ClientIpResolver,
+  type TrustProxy,
+} from '../identity/client-ip';
+import { Cluster, Redis } from 'ioredis';
 import { KeyBuilder } from '../keys/key-builder';
 import type { KeySource } from '../policy/rate-limit-options.interface';
 import {
@@ -67,7 +72,45 @@ function integerIn(
   return n;
 }
 
+function checkRedis(redis: unknown): void {
+  if (redis === undefined || redis instanceof Redis || redis instanceof Cluster) return;
+  if (typeof redis === 'string' && redis.trim() !== '') return;
+  const isOptions = typeof redis === 'object' && redis !== null && !Array.isArray(redis);
+  if (isOptions && (!('cluster' in redis) || Array.isArray(redis.cluster))) return;
+  const got = isOptions
+    ? 'a cluster that is not a list of nodes'
+    : Array.isArray(redis)
+      ? 'an array'
+      : JSON.stringify(redis);
+  throw new RateLimitConfigError(
+    WHERE,
+    'redis',
+    'must be a URL, ioredis options, { cluster: [nodes], options? }, or an ioredis Redis or ' +
+      `Cluster instance (got ${got})`,
+  );
+}
+
+function clientIpResolver(trustProxy: unknown): ClientIpResolver {
+  const valid =
+    trustProxy === undefined ||
+    typeof trustProxy === 'boolean' ||
+    (typeof trustProxy === 'number' && Number.isInteger(trustProxy) && trustProxy >= 0) ||
+    typeof trustProxy === 'string' ||
+    (Array.isArray(trustProxy) && trustProxy.every((entry) => typeof entry === 'string'));
+  try {
+    if (valid) return createClientIpResolver(trustProxy as TrustProxy | undefined);
+  } catch (error) {
+    throw new RateLimitConfigError(WHERE, 'trustProxy', (error as Error).message);
+  }
+  throw new RateLimitConfigError(
+    WHERE,
+    'trustProxy',
+    `must be true/false, a hop count, or trusted proxy addresses/subnets (got ${JSON.stringify(trustProxy)})`,
+  );
+}
+
 export function resolveModuleOptions(options: RateLimitModuleOptions = {}): RateLimitConfig {
+  checkRedis(options.redis);
   const prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
   if (!PREFIX.test(prefix)) {
     throw new RateLimitConfigError(
@@ -111,7 +154,7 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Rate
     commandTimeoutMs: timeout,
     headers: oneOf('headers', options.headers, ['standard', 'ietf-draft', 'none'], 'standard'),
     apiKeyHeader,
-    clientIp: createClientIpResolver(options.trustProxy),
+    clientIp: clientIpResolver(options.trustProxy),
     policyRefreshMs,
     statsFlushMs,
   };
