@@ -1,6 +1,6 @@
 import { Reflector } from '@nestjs/core';
 import { RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from '../rate-limit.constants';
-import { RateLimit, getDeclaredRateLimits } from './rate-limit.decorator';
+import { RateLimit, getDeclaredRateLimits, getInheritedRateLimits } from './rate-limit.decorator';
 import { SkipRateLimit } from './skip-rate-limit.decorator';
 
 @RateLimit({ name: 'class-first', limit: 1, window: '1s' })
@@ -78,6 +78,16 @@ describe('@RateLimit', () => {
       'base',
     ]);
     expect(getDeclaredRateLimits(ChildController)).toEqual([]);
+  });
+
+  it('lists the class-level policies of a controller and its base classes, base first', () => {
+    @RateLimit({ name: 'grand', limit: 1, window: '1s' })
+    class Grand {}
+    class Parent extends Grand {}
+    @RateLimit({ name: 'child', limit: 2, window: '1s' })
+    class Child extends Parent {}
+    const names = getInheritedRateLimits(Child).map((level) => level.map((o) => o.name));
+    expect(names).toEqual([['grand'], [], ['child']]);
   });
 });
 

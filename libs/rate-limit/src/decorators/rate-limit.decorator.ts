@@ -25,3 +25,15 @@ export function RateLimit(options: RateLimitOptions): ClassDecorator & MethodDec
 export function getDeclaredRateLimits(holder: object): readonly RateLimitOptions[] {
   return Reflect.getOwnMetadata(RATE_LIMIT_METADATA, holder) ?? [];
 }
+
+/**
+ * The class-level declarations of a controller and of the classes it extends, base class
+ * first, one list per class (a subclass's policy replaces its base's policy of the same name).
+ */
+export function getInheritedRateLimits(cls: object): (readonly RateLimitOptions[])[] {
+  const levels: (readonly RateLimitOptions[])[] = [];
+  for (let c = cls; c && c !== Function.prototype; c = Object.getPrototypeOf(c) as object) {
+    levels.unshift(getDeclaredRateLimits(c));
+  }
+  return levels;
+}

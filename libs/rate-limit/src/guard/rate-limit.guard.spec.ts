@@ -141,6 +141,18 @@ class ClassLimitedController {
   }
 }
 
+/** A base class with a class-level policy: controllers extending it inherit it. */
+@RateLimit({ limit: 1, window: '1h' })
+abstract class LimitedCrudBase {
+  @Get('item')
+  item() {
+    return 'item';
+  }
+}
+
+@Controller('derived')
+class DerivedController extends LimitedCrudBase {}
+
 @Controller('named')
 @RateLimit({ name: 'named-override', limit: 1, window: '1h' })
 class NamedOverrideController {
@@ -172,6 +184,7 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
       ClassLimitedController,
       NamedOverrideController,
       SkippedController,
+      DerivedController,
     ]);
     limiter = app.get(RateLimiterService);
   });
@@ -246,6 +259,11 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
 
     expect((await limiter.peek('ClassLimitedController.a', LOCAL)).remaining).toBe(0);
     expect((await limiter.peek('ClassLimitedController.b', LOCAL)).remaining).toBe(0);
+  });
+
+  it("applies a base class's class-level policy to a controller that extends it", async () => {
+    await get('/derived/item').expect(200);
+    expect((await get('/derived/item').expect(429)).body.policy).toBe('DerivedController.item');
   });
 
   it('registers class-level policies for route handlers only, not for other methods', async () => {

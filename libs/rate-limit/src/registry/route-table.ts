@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { getDeclaredRateLimits } from '../decorators/rate-limit.decorator';
+import { getDeclaredRateLimits, getInheritedRateLimits } from '../decorators/rate-limit.decorator';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import { createIdentityResolver, isKeySource } from '../identity/identity-resolver';
 import type { RateLimitConfig } from '../module/resolve-module-options';
@@ -69,7 +69,10 @@ export class RouteTable implements OnModuleInit {
       return null;
     }
     const where = `${cls.name}.${handler.name}`;
-    const declared = this.merge(where, getDeclaredRateLimits(cls), getDeclaredRateLimits(handler));
+    const declared = this.merge(where, [
+      ...getInheritedRateLimits(cls),
+      getDeclaredRateLimits(handler),
+    ]);
     if (declared.size === 0 && this.config.options.defaultPolicy) {
       declared.set(where, this.config.options.defaultPolicy);
     }
@@ -81,14 +84,16 @@ export class RouteTable implements OnModuleInit {
     return { policies };
   }
 
-  /** Controller policies, replaced by handler policies of the same name. */
+  /**
+   * Policies of the base classes, the controller and the handler, in that order: a later level
+   * replaces an earlier level's policy of the same name.
+   */
   private merge(
     where: string,
-    onClass: readonly RateLimitOptions[],
-    onHandler: readonly RateLimitOptions[],
+    levels: readonly (readonly RateLimitOptions[])[],
   ): Map<string, RateLimitOptions> {
     const merged = new Map<string, RateLimitOptions>();
-    for (const level of [onClass, onHandler]) {
+    for (const level of levels) {
       const seen = new Set<string>();
       for (const options of level) {
         const name = options.name ?? where;
