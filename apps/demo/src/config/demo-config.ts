@@ -25,10 +25,14 @@ function hostPorts(
 ): { host: string; port: number }[] | undefined {
   if (!value) return undefined;
   return value.split(',').map((item) => {
-    const match = /^\s*([^:\s]+):(\d{1,5})\s*$/.exec(item);
-    if (!match)
-      throw new Error(`${name} must be host:port[,host:port...] (got ${JSON.stringify(value)})`);
-    return { host: match[1], port: Number(match[2]) };
+    // host:port, or [IPv6]:port
+    const match = /^\s*(?:\[([0-9A-Fa-f:.]+)\]|([^:\s[\]]+)):(\d{1,5})\s*$/.exec(item);
+    const port = Number(match?.[3]);
+    if (!match || port < 1 || port > 65535)
+      throw new Error(
+        `${name} must be host:port[,host:port...] with ports 1-65535 (got ${JSON.stringify(value)})`,
+      );
+    return { host: match[1] ?? match[2], port };
   });
 }
 

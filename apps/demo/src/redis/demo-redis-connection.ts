@@ -12,6 +12,11 @@ const logger = new Logger('Demo');
 export async function demoRedisConnection(
   config: DemoConfig,
 ): Promise<RedisConnectionOptions | undefined> {
+  if (config.redisUrl && (config.clusterNodes || config.sentinels)) {
+    logger.warn(
+      `REDIS_URL is ignored: ${config.clusterNodes ? 'REDIS_CLUSTER_NODES' : 'REDIS_SENTINELS'} is set`,
+    );
+  }
   if (config.clusterNodes) {
     logger.log(
       `Using the Redis Cluster at ${config.clusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`,

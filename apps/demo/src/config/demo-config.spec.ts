@@ -1,0 +1,21 @@
+import { validateDemoEnv } from './demo-config';
+
+describe('validateDemoEnv', () => {
+  it('reads cluster nodes as host:port and [IPv6]:port', () => {
+    const { demo } = validateDemoEnv({
+      REDIS_CLUSTER_NODES: 'a.example:7000, [::1]:7001,10.0.0.2:7002',
+    });
+    expect(demo.clusterNodes).toEqual([
+      { host: 'a.example', port: 7000 },
+      { host: '::1', port: 7001 },
+      { host: '10.0.0.2', port: 7002 },
+    ]);
+  });
+
+  it.each(['a.example:0', 'a.example:65536', 'a.example:99999', 'a.example', '::1:7000'])(
+    'refuses the node list %j, naming the variable',
+    (nodes) => {
+      expect(() => validateDemoEnv({ REDIS_SENTINELS: nodes })).toThrow(/REDIS_SENTINELS/);
+    },
+  );
+});
