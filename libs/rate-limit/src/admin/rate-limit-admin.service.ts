@@ -94,6 +94,10 @@ export class RateLimitAdminService {
     const tags = page.keys.map((key) => this.config.keys.tagOfKey(key));
     const identities = tags.map((tag) => decodeKeyPart(tag.slice(tag.indexOf('{') + 1, -2)));
     const decisions = await this.limiter.peekTags(policy, tags);
+    // A peek Redis did not answer was decided by this instance's fallback: not live usage.
+    if (decisions.some((d) => d.source !== this.store.kind)) {
+      throw new ServiceUnavailableException('Redis is unavailable: usage could not be read');
+    }
     const capacity = capacityOf(policy);
     return {
       items: decisions.map((d, i) => ({
