@@ -25,6 +25,9 @@ const SUBSCRIBE_WAIT_MS = 1_000;
 export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
   private readonly warned = new Set<string>();
+  /** When a change of each policy was last announced (performance.now()). */
+  private readonly announcedAt = new Map<string, number>();
+  private refreshing = false;
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -36,7 +39,10 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onApplicationBootstrap(): Promise<void> {
     await this.overrides.subscribe(
-      (name, override) => this.apply(name, override),
+      (name, override) => {
+        this.announcedAt.set(name, performance.now());
+        this.apply(name, override);
+      },
       SUBSCRIBE_WAIT_MS,
       () => this.limiter.forgetRejections(),
     );
@@ -51,6 +57,18 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Re-reads every override; on failure the policies in memory stay as they are. */
   async refresh(): Promise<void> {
+    // A slow read (up to its 2 s timeout) must not overlap the next one.
+    if (this.refreshing) return;
+    this.refreshing = true;
+    try {
+      await this.refreshOnce();
+    } finally {
+      this.refreshing = false;
+    }
+  }
+
+  private async refreshOnce(): Promise<void> {
+    const started = performance.now();
     let hashes: Map<string, Record<string, string> | Error>;
     try {
       hashes = await this.overrides.readAll(this.registry.names());
@@ -60,6 +78,8 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
     }
     this.warned.delete('refresh');
     for (const [name, hash] of hashes) {
+      // Announced while this read was under way: the hash read may predate the change.
+      if ((this.announcedAt.get(name) ?? -Infinity) >= started) continue;
       if (hash instanceof Error) {
         this.warnOnce(`${name}:read`, `Could not read the override of "${name}": ${hash.message}`);
         continue;

@@ -1,0 +1,75 @@
+import type { PolicyOverride } from '../admin/policy-view.interface';
+import { resolveModuleOptions } from '../module/resolve-module-options';
+import { normalizePolicy } from '../policy/normalize-policy';
+import { PolicyRegistry } from '../registry/policy-registry';
+import type { RateLimiterService } from '../service/rate-limiter.service';
+import type { OverrideListener, PolicyOverrideStore } from './policy-override-store';
+import { PolicySync } from './policy-sync.service';
+
+/** An override store whose reads the test answers by hand, so a read can be held mid-flight. */
+class HeldReads implements Partial<PolicyOverrideStore> {
+  listener?: OverrideListener;
+  readonly pending: ((hashes: Map<string, Record<string, string>>) => void)[] = [];
+  reads = 0;
+
+  readAll = () => {
+    this.reads++;
+    return new Promise<Map<string, Record<string, string>>>((resolve) =>
+      this.pending.push(resolve),
+    );
+  };
+
+  subscribe = async (listener: OverrideListener) => {
+    this.listener = listener;
+  };
+
+  close = async () => undefined;
+}
+
+describe('PolicySync', () => {
+  let registry: PolicyRegistry;
+  let store: HeldReads;
+  let sync: PolicySync;
+
+  beforeEach(async () => {
+    registry = new PolicyRegistry();
+    registry.register(normalizePolicy({ limit: 5, window: '10s' }, 'p', 'test'), 'test', true);
+    store = new HeldReads();
+    sync = new PolicySync(
+      registry,
+      store as unknown as PolicyOverrideStore,
+      resolveModuleOptions({ policyRefreshMs: 3_600_000 }),
+      {} as RateLimiterService,
+    );
+    const booted = sync.onApplicationBootstrap();
+    await Promise.resolve();
+    store.pending.shift()!(new Map([['p', {}]]));
+    await booted;
+  });
+  afterEach(async () => {
+    await sync.onModuleDestroy();
+  });
+
+  it('does not let a read that began before an announced change undo it', async () => {
+    const refreshing = sync.refresh();
+    const announced: PolicyOverride = { limit: 2, updatedAt: 2 };
+    store.listener!('p', announced);
+    store.pending.shift()!(new Map([['p', { limit: '9', updatedAt: '1' }]]));
+    await refreshing;
+    expect(registry.get('p')!.limit).toBe(2);
+    // The next read, begun after the change, applies what Redis holds.
+    const next = sync.refresh();
+    store.pending.shift()!(new Map([['p', { limit: '3', updatedAt: '3' }]]));
+    await next;
+    expect(registry.get('p')!.limit).toBe(3);
+  });
+
+  it('runs one read at a time', async () => {
+    const first = sync.refresh();
+    const second = sync.refresh();
+    await second;
+    expect(store.reads).toBe(2); // bootstrap's read and this one
+    store.pending.shift()!(new Map([['p', {}]]));
+    await first;
+  });
+});
