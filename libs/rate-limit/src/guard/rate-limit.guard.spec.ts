@@ -552,6 +552,62 @@ describe('RateLimitGuard with headers: ietf-draft', () => {
   });
 });
 
+@Controller('defaults')
+class DefaultsController {
+  @Get('one')
+  one() {
+    return 'one';
+  }
+
+  @Get('two')
+  two() {
+    return 'two';
+  }
+
+  @Get('own')
+  @RateLimit({ limit: 5, window: '1h' })
+  own() {
+    return 'own';
+  }
+}
+
+describe('RateLimitGuard with a defaultPolicy', () => {
+  const statuses = async (app: INestApplication, paths: string[]) => {
+    const seen: (number | string)[] = [];
+    for (const path of paths) {
+      const res = await request(app.getHttpServer()).get(path);
+      seen.push(res.status === 429 ? res.body.policy : res.status);
+    }
+    return seen;
+  };
+
+  it('with a name, shares one budget among the handlers it covers', async () => {
+    const app = await createApp([DefaultsController], {
+      defaultPolicy: { name: 'global', limit: 2, window: '1h' },
+    });
+    try {
+      expect(
+        await statuses(app, ['/defaults/one', '/defaults/two', '/defaults/one', '/defaults/own']),
+      ).toEqual([200, 200, 'global', 200]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('without a name, gives each handler its own <Controller>.<handler> budget', async () => {
+    const app = await createApp([DefaultsController], {
+      defaultPolicy: { limit: 2, window: '1h' },
+    });
+    try {
+      expect(
+        await statuses(app, ['/defaults/one', '/defaults/two', '/defaults/one', '/defaults/one']),
+      ).toEqual([200, 200, 200, 'DefaultsController.one']);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('RateLimitGuard with headers: none', () => {
   let app: INestApplication;
 

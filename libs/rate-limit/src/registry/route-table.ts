@@ -73,8 +73,10 @@ export class RouteTable implements OnModuleInit {
       ...getInheritedRateLimits(cls),
       getDeclaredRateLimits(handler),
     ]);
-    if (declared.size === 0 && this.config.options.defaultPolicy) {
-      declared.set(where, this.config.options.defaultPolicy);
+    const fallback = this.config.options.defaultPolicy;
+    if (declared.size === 0 && fallback) {
+      // Named: one budget shared by every handler it covers; unnamed: one per handler.
+      declared.set(fallback.name ?? where, fallback);
     }
     if (declared.size === 0) return null;
     const usage = { controller: cls, handler };
