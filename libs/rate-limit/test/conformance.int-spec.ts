@@ -204,6 +204,42 @@ describe.each(factories)('conformance: $name store', (factory) => {
       },
     );
 
+    it('gcra: an interval of no whole microsecond (2 s / 3) admits the whole burst, remaining exact', async () => {
+      const p = policy({ algo: 'gcra', limit: 3, window: 2_000 });
+      const out = await hits(p, T0, 4);
+      expect(out.map((o) => [o.allowed, o.remaining])).toEqual([
+        [true, 2],
+        [true, 1],
+        [true, 0],
+        [false, 0],
+      ]);
+      expect(out[3].retryAfterMs).toBe(667);
+      expect((await client.hit(p, T0 + 667)).allowed).toBe(true);
+      // Later requests too: one interval after a lone request, the burst is whole again.
+      const other = new Client(sut, 'ip:198.51.100.9');
+      expect((await other.hit(p, T0)).remaining).toBe(2);
+      expect((await other.hit(p, T0 + 1)).remaining).toBe(1);
+    });
+
+    it('gcra: an interval shorter than a microsecond still limits to the burst', async () => {
+      // 0.1 us per unit. One costly request fills all but 5 units of the second-long burst (so
+      // the key outlives the test in Redis's own clock), then single units fill the rest.
+      const p = policy({ algo: 'gcra', limit: 10_000_000, window: 1_000 });
+      expect((await client.hit(p, T0, 9_999_995)).allowed).toBe(true);
+      const out = await hits(p, T0, 7);
+      expect(out.map((o) => o.allowed)).toEqual([true, true, true, true, true, false, false]);
+    });
+
+    it('a refusal whose wait is under a microsecond still says retry after 1 ms', async () => {
+      const p = policy({ algo: 'token-bucket', limit: 3, window: 1_000, burst: 1 });
+      await client.hit(p, T0);
+      // 333.333 ms later the bucket holds 0.999999 of a token: 0.33 us short of one.
+      const out = await client.hit(p, T0 + 333.333);
+      expect(out).toMatchObject({ allowed: false, reason: 1 });
+      expect(out.retryAfterMs).toBe(1);
+      expect(out.resetMs).toBeGreaterThanOrEqual(1);
+    });
+
     it('token-bucket: a lowered capacity clamps the tokens kept; a raised limit keeps them', async () => {
       await hits(policy({ algo: 'token-bucket', limit: 10, window: 10_000 }), T0, 2); // 8 left
       expect(

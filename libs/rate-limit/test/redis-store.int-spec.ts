@@ -43,6 +43,18 @@ describe('RedisStore against a real Redis', () => {
     redis.disconnect();
   });
 
+  it('gcra reads a TAT stored as one number (the format before whole:fraction)', async () => {
+    const redis = new Redis(server.url);
+    await redis.ping();
+    const c = clientFor(redis);
+    const p = policy({ algo: 'gcra', limit: 4, window: 10_000 });
+    // Two units already used: the TAT is two 2.5 s intervals ahead of T0.
+    await admin.set(c.entry(p).key, String(T0 * 1000 + 5_000_000), 'PX', 60_000);
+    expect(await c.hit(p, T0)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(await admin.get(c.entry(p).key)).toBe(`${T0 * 1000 + 7_500_000}:0`);
+    redis.disconnect();
+  });
+
   it('uses EVALSHA: the script is sent in full only once per server', async () => {
     const redis = new Redis(server.url);
     await redis.ping();

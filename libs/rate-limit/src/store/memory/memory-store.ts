@@ -117,14 +117,15 @@ function toParams(entry: StoreEntry, now: number): AlgorithmParams {
   return { key: entry.key, now, limit, windowUs: windowMs * 1000, burst, cost: entry.cost };
 }
 
+/** As the reply of lua/decide.lua: a refusal always says "retry after" at least 1 ms. */
 function toOutcome(st: Checked): StoreOutcome {
-  return {
-    allowed: st.allowed,
-    remaining: st.remaining,
-    resetMs: toMs(st.resetUs),
-    retryAfterMs: toMs(st.retryAfterUs),
-    reason: st.reason,
-  };
+  let resetMs = toMs(st.resetUs);
+  let retryAfterMs = toMs(st.retryAfterUs);
+  if (st.reason === 1 || st.reason === 2) {
+    retryAfterMs = Math.max(1, retryAfterMs);
+    resetMs = Math.max(resetMs, retryAfterMs);
+  }
+  return { allowed: st.allowed, remaining: st.remaining, resetMs, retryAfterMs, reason: st.reason };
 }
 
 function escapeRegExp(text: string): string {

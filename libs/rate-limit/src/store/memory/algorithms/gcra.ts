@@ -7,44 +7,63 @@ import {
 } from './memory-algorithm.interface';
 
 interface State extends CheckResult {
-  newTat: number;
+  newAhead: number;
 }
 
-function tatNow(p: AlgorithmParams, ks: MemoryKeyspace): number {
-  const stored = ks.get<number>(p.key);
-  return stored !== undefined && stored > p.now ? stored : p.now;
+/** The TAT as lua/gcra.lua stores it: whole microseconds and a fraction in 2^-32 µs. */
+interface Stored {
+  whole: number;
+  fraction: number;
 }
 
-/** Mirrors lua/gcra.lua. */
+const FRACTION = 2 ** 32;
+
+function aheadOf(p: AlgorithmParams, ks: MemoryKeyspace): number {
+  const stored = ks.get<Stored>(p.key);
+  if (stored === undefined) return 0;
+  return Math.max(0, stored.whole - p.now + stored.fraction / FRACTION);
+}
+
+function store(p: AlgorithmParams, ks: MemoryKeyspace, ahead: number): void {
+  let whole = Math.floor(ahead);
+  let fraction = Math.floor((ahead - whole) * FRACTION + 0.5);
+  if (fraction === FRACTION) [whole, fraction] = [whole + 1, 0];
+  ks.set(p.key, { whole: p.now + whole, fraction } satisfies Stored, toMs(ahead));
+}
+
+const tolerance = (capacityUs: number): number => 1e-6 + capacityUs * 1e-12;
+
+/** Mirrors lua/gcra.lua, operation for operation, so both stores round alike. */
 export const gcra: MemoryAlgorithm<State> = {
   check(p, ks) {
     const interval = p.windowUs / p.limit;
-    const tat = tatNow(p, ks);
-    const newTat = tat + p.cost * interval;
-    const allowAt = newTat - p.burst * interval;
-    if (p.now < allowAt) {
+    const ahead = aheadOf(p, ks);
+    const newAhead = ahead + p.cost * interval;
+    const capacity = p.burst * interval;
+    const slack = tolerance(capacity);
+    if (newAhead - capacity > slack) {
       return {
-        newTat,
+        newAhead,
         allowed: false,
-        remaining: Math.max(0, Math.floor(p.burst - (tat - p.now) / interval)),
-        retryAfterUs: allowAt - p.now,
-        resetUs: tat - p.now,
+        remaining: Math.max(0, Math.floor(p.burst - (ahead - slack) / interval)),
+        retryAfterUs: newAhead - capacity,
+        resetUs: ahead,
       };
     }
     return {
-      newTat,
+      newAhead,
       allowed: true,
-      remaining: Math.max(0, Math.floor(p.burst - (newTat - p.now) / interval)),
+      remaining: Math.max(0, Math.floor(p.burst - (newAhead - slack) / interval)),
       retryAfterUs: 0,
-      resetUs: newTat - p.now,
+      resetUs: newAhead,
     };
   },
   commit(p, st, ks) {
-    ks.set(p.key, st.newTat, toMs(st.newTat - p.now));
+    store(p, ks, st.newAhead);
   },
   refund(p, ks) {
-    const tat = Math.max(p.now, tatNow(p, ks) - (p.cost * p.windowUs) / p.limit);
-    if (tat <= p.now) return ks.del(p.key);
-    ks.set(p.key, tat, toMs(tat - p.now));
+    const ahead = aheadOf(p, ks) - (p.cost * p.windowUs) / p.limit;
+    if (ahead <= 0) return ks.del(p.key);
+    store(p, ks, ahead);
   },
 };

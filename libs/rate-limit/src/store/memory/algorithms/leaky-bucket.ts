@@ -38,7 +38,7 @@ export const leakyBucket: MemoryAlgorithm<State> = {
     return {
       level,
       allowed: true,
-      remaining: Math.floor(p.burst - level - p.cost),
+      remaining: Math.max(0, Math.floor(p.burst - level - p.cost)),
       retryAfterUs: 0,
       resetUs: ((level + p.cost) * p.windowUs) / p.limit,
     };

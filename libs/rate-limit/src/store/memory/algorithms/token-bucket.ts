@@ -41,7 +41,7 @@ export const tokenBucket: MemoryAlgorithm<State> = {
     return {
       tokens,
       allowed: true,
-      remaining: Math.floor(tokens - p.cost),
+      remaining: Math.max(0, Math.floor(tokens - p.cost)),
       retryAfterUs: 0,
       resetUs: ((p.burst - (tokens - p.cost)) * p.windowUs) / p.limit,
     };

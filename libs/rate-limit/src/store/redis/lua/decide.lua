@@ -118,10 +118,16 @@ while a <= nargs do
       r = r + 1
       for j = 1, n do
         local st = eState[j]
+        local resetMs, retryMs = to_ms(st.resetUs), to_ms(st.retryAfterUs)
+        -- A wait under half a microsecond rounds to 0: a refusal still says "retry after 1 ms".
+        if st.reason == REASON_LIMIT or st.reason == REASON_BLOCKED then
+          retryMs = max(1, retryMs)
+          resetMs = max(resetMs, retryMs)
+        end
         reply[r + 1] = st.allowed and 1 or 0
         reply[r + 2] = st.remaining
-        reply[r + 3] = to_ms(st.resetUs)
-        reply[r + 4] = to_ms(st.retryAfterUs)
+        reply[r + 3] = resetMs
+        reply[r + 4] = retryMs
         reply[r + 5] = st.reason
         r = r + 5
       end

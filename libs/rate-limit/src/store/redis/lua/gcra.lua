@@ -1,36 +1,60 @@
 -- gcra: the generic cell rate algorithm. One value, the theoretical arrival time (TAT) of the
 -- next request; each unit of cost moves it one emission interval (window / limit) ahead, and a
 -- request is admitted while the TAT stays within `burst` intervals of now. Kept until the TAT.
-local function gcra_tat(p)
-  local stored = tonumber(read(p.key))
-  if stored and stored > p.now then return stored end
-  return p.now
+--
+-- Stored as "<whole us>:<fraction in 2^-32 us>". A TAT of about 1.7e15 us in a single double
+-- has steps of 0.25 us, so an interval such as 2 s / 3 would be rounded at every request (a
+-- third request of a burst of 3 refused) and one below 0.125 us lost altogether (no limit).
+-- Decisions work on how far the TAT is ahead of now, a small number.
+local GCRA_FRACTION = 4294967296 -- 2^32
+
+-- How far ahead of now the stored TAT is, in us (0 when it has passed or there is none).
+local function gcra_ahead(p)
+  local raw = read(p.key)
+  if not raw then return 0 end
+  local whole, fraction = split2(raw)
+  if whole and fraction then return max(0, (whole - p.now) + fraction / GCRA_FRACTION) end
+  -- One number: a TAT written before the split format.
+  local tat = tonumber(raw)
+  return tat and max(0, tat - p.now) or 0
 end
+
+local function gcra_write(p, ahead)
+  local whole = floor(ahead)
+  local fraction = floor((ahead - whole) * GCRA_FRACTION + 0.5)
+  if fraction == GCRA_FRACTION then whole, fraction = whole + 1, 0 end
+  write(p.key, int(p.now + whole) .. ':' .. int(fraction), px(ahead))
+end
+
+-- Sums of intervals that are equal in exact arithmetic may differ in their last bits: a request
+-- within this tolerance (at least 1e-6 us, far below the clock's 1 us) of its time is on time.
+local function gcra_tolerance(capacityUs) return 1e-6 + capacityUs * 1e-12 end
 
 algorithms['gcra'] = {
   check = function(p)
     local interval = p.windowUs / p.limit
-    local tat = gcra_tat(p)
-    local newTat = tat + p.cost * interval
-    local allowAt = newTat - p.burst * interval
-    local st = { newTat = newTat, allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0 }
-    if p.now < allowAt then
+    local ahead = gcra_ahead(p)
+    local newAhead = ahead + p.cost * interval
+    local capacity = p.burst * interval
+    local tolerance = gcra_tolerance(capacity)
+    local st = { newAhead = newAhead, allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0 }
+    if newAhead - capacity > tolerance then
       st.allowed = false
-      st.remaining = max(0, floor(p.burst - (tat - p.now) / interval))
-      st.retryAfterUs, st.resetUs = allowAt - p.now, tat - p.now
+      st.remaining = max(0, floor(p.burst - (ahead - tolerance) / interval))
+      st.retryAfterUs, st.resetUs = newAhead - capacity, ahead
     else
       st.allowed = true
-      st.remaining = max(0, floor(p.burst - (newTat - p.now) / interval))
-      st.retryAfterUs, st.resetUs = 0, newTat - p.now
+      st.remaining = max(0, floor(p.burst - (newAhead - tolerance) / interval))
+      st.retryAfterUs, st.resetUs = 0, newAhead
     end
     return st
   end,
   commit = function(p, st)
-    write(p.key, num(st.newTat), px(st.newTat - p.now))
+    gcra_write(p, st.newAhead)
   end,
   refund = function(p)
-    local tat = max(p.now, gcra_tat(p) - p.cost * p.windowUs / p.limit)
-    if tat <= p.now then write(p.key, false, DELETE) return end
-    write(p.key, num(tat), px(tat - p.now))
+    local ahead = gcra_ahead(p) - p.cost * p.windowUs / p.limit
+    if ahead <= 0 then write(p.key, false, DELETE) return end
+    gcra_write(p, ahead)
   end,
 }

@@ -23,7 +23,7 @@ algorithms['leaky-bucket'] = {
       st.retryAfterUs = (level + p.cost - p.burst) * p.windowUs / p.limit
       st.resetUs = level * p.windowUs / p.limit
     else
-      st.allowed, st.remaining, st.retryAfterUs = true, floor(p.burst - level - p.cost), 0
+      st.allowed, st.remaining, st.retryAfterUs = true, max(0, floor(p.burst - level - p.cost)), 0
       st.resetUs = (level + p.cost) * p.windowUs / p.limit
     end
     return st

@@ -36,7 +36,7 @@ algorithms['sliding-window-counter'] = {
       end
       st.retryAfterUs = max(0, st.retryAfterUs)
     else
-      st.allowed, st.remaining, st.retryAfterUs = true, floor(p.limit - used - p.cost), 0
+      st.allowed, st.remaining, st.retryAfterUs = true, max(0, floor(p.limit - used - p.cost)), 0
     end
     local currentAfter = current + (st.allowed and p.cost or 0)
     if currentAfter > 0 then st.resetUs = 2 * p.windowUs - elapsed

@@ -24,7 +24,7 @@ algorithms['token-bucket'] = {
       st.retryAfterUs = (p.cost - tokens) * p.windowUs / p.limit
       st.resetUs = (p.burst - tokens) * p.windowUs / p.limit
     else
-      st.allowed, st.remaining, st.retryAfterUs = true, floor(tokens - p.cost), 0
+      st.allowed, st.remaining, st.retryAfterUs = true, max(0, floor(tokens - p.cost)), 0
       st.resetUs = (p.burst - (tokens - p.cost)) * p.windowUs / p.limit
     end
     return st
