@@ -261,6 +261,13 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
     expect((await limiter.peek('ClassLimitedController.b', LOCAL)).remaining).toBe(0);
   });
 
+  it('decide() refuses one policy twice for one identity instead of checking both against one state', async () => {
+    const policy = app.get(PolicyRegistry).get('stacked-2')!;
+    const twice = [1, 2].map((cost) => ({ policy, identity: 'user:dup', cost }));
+    await expect(limiter.decide(twice)).rejects.toThrow(/"stacked-2" appears twice/);
+    expect((await limiter.peek('stacked-2', 'user:dup')).remaining).toBe(2);
+  });
+
   it("applies a base class's class-level policy to a controller that extends it", async () => {
     await get('/derived/item').expect(200);
     expect((await get('/derived/item').expect(429)).body.policy).toBe('DerivedController.item');

@@ -241,7 +241,14 @@ export class RateLimiterService implements OnModuleDestroy {
     requests.forEach((request, index) => {
       let group = byIdentity.get(request.identity);
       if (!group) byIdentity.set(request.identity, (group = { entries: [], indexes: [] }));
-      group.entries.push(this.entry(request));
+      const entry = this.entry(request);
+      // Both would be checked against the same state, and together exceed the limit.
+      if (group.entries.some((e) => e.key === entry.key)) {
+        throw new Error(
+          `Rate limit policy "${request.policy.name}" appears twice for one identity in one decision; pass it once with the summed cost`,
+        );
+      }
+      group.entries.push(entry);
       group.indexes.push(index);
     });
     return [...byIdentity.values()];
