@@ -51,7 +51,15 @@ describe('RedisStore against a real Redis', () => {
     // Two units already used: the TAT is two 2.5 s intervals ahead of T0.
     await admin.set(c.entry(p).key, String(T0 * 1000 + 5_000_000), 'PX', 60_000);
     expect(await c.hit(p, T0)).toMatchObject({ allowed: true, remaining: 1 });
-    expect(await admin.get(c.entry(p).key)).toBe(`${T0 * 1000 + 7_500_000}:0`);
+    // Whole microseconds: stored as an integer (no ":<fraction>"), which Redis keeps in 16 B.
+    expect(await admin.get(c.entry(p).key)).toBe(`${T0 * 1000 + 7_500_000}`);
+    expect(await admin.object('ENCODING', c.entry(p).key)).toBe('int');
+    // An interval of no whole microsecond leaves a fraction: 10 s / 3 = 3333333.33 us.
+    const thirds = policy({ algo: 'gcra', limit: 3, window: 10_000 }, 'thirds');
+    await c.hit(thirds, T0);
+    expect(await admin.get(c.entry(thirds).key)).toMatch(
+      new RegExp(`^${T0 * 1000 + 3_333_333}:14316557\\d\\d$`), // a third of 2^32
+    );
     redis.disconnect();
   });
 

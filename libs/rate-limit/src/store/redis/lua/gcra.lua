@@ -2,7 +2,9 @@
 -- next request; each unit of cost moves it one emission interval (window / limit) ahead, and a
 -- request is admitted while the TAT stays within `burst` intervals of now. Kept until the TAT.
 --
--- Stored as "<whole us>:<fraction in 2^-32 us>". A TAT of about 1.7e15 us in a single double
+-- Stored as "<whole us>:<fraction in 2^-32 us>", or just "<whole us>" when there is no fraction
+-- (an interval of whole microseconds, the usual case): Redis keeps such a value as an integer,
+-- in 16 B instead of a 40 B string. A TAT of about 1.7e15 us in a single double
 -- has steps of 0.25 us, so an interval such as 2 s / 3 would be rounded at every request (a
 -- third request of a burst of 3 refused) and one below 0.125 us lost altogether (no limit).
 -- Decisions work on how far the TAT is ahead of now, a small number.
@@ -14,7 +16,7 @@ local function gcra_ahead(p)
   if not raw then return 0 end
   local whole, fraction = split2(raw)
   if whole and fraction then return max(0, (whole - p.now) + fraction / GCRA_FRACTION) end
-  -- One number: a TAT written before the split format.
+  -- One number: whole microseconds (or a TAT written before the split format).
   local tat = tonumber(raw)
   return tat and max(0, tat - p.now) or 0
 end
@@ -23,7 +25,8 @@ local function gcra_write(p, ahead)
   local whole = floor(ahead)
   local fraction = floor((ahead - whole) * GCRA_FRACTION + 0.5)
   if fraction == GCRA_FRACTION then whole, fraction = whole + 1, 0 end
-  write(p.key, int(p.now + whole) .. ':' .. int(fraction), px(ahead))
+  local value = fraction == 0 and int(p.now + whole) or int(p.now + whole) .. ':' .. int(fraction)
+  write(p.key, value, px(ahead))
 end
 
 -- Sums of intervals that are equal in exact arithmetic may differ in their last bits: a request
