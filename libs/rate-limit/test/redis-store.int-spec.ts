@@ -63,6 +63,23 @@ describe('RedisStore against a real Redis', () => {
     redis.disconnect();
   });
 
+  it('fixed-window keeps one integer per client and still reads the older "index:count"', async () => {
+    const redis = new Redis(server.url);
+    await redis.ping();
+    const c = clientFor(redis);
+    const p = policy({ algo: 'fixed-window', limit: 5, window: 10_000 });
+    const key = c.entry(p).key;
+    const index = Math.floor(T0 / 10_000);
+    await admin.set(key, `${index}:3`, 'PX', 60_000);
+    expect(await c.hit(p, T0)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(await admin.get(key)).toBe(String((index % 2 ** 23) * 2 ** 30 + 4));
+    expect(await admin.object('ENCODING', key)).toBe('int');
+    expect(await c.hit(p, T0)).toMatchObject({ allowed: true, remaining: 0 });
+    // The next window starts from zero.
+    expect(await c.hit(p, (index + 1) * 10_000)).toMatchObject({ allowed: true, remaining: 4 });
+    redis.disconnect();
+  });
+
   it('uses EVALSHA: the script is sent in full only once per server', async () => {
     const redis = new Redis(server.url);
     await redis.ping();

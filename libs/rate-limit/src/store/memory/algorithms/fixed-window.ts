@@ -12,10 +12,13 @@ interface State extends CheckResult {
 }
 type Stored = { index: number; count: number };
 
+/** lua/fixed-window.lua keeps the window index mod 2^23 (with the count in one integer). */
+const WINDOWS = 2 ** 23;
+
 function check(p: AlgorithmParams, ks: MemoryKeyspace): State {
   const index = Math.floor(p.now / p.windowUs);
   const stored = ks.get<Stored>(p.key);
-  const count = stored && stored.index === index ? stored.count : 0;
+  const count = stored && stored.index % WINDOWS === index % WINDOWS ? stored.count : 0;
   const resetUs = (index + 1) * p.windowUs - p.now;
   if (count + p.cost > p.limit) {
     return {
