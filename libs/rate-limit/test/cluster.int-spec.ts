@@ -26,6 +26,7 @@ import {
 } from '../../../test/support/redis-cluster';
 import { uniquePrefix } from '../../../test/support/redis-test-server';
 import { Client, policy, type StoreUnderTest } from './support/store-harness';
+import { fixedWindowCount } from './support/fixed-window-count';
 
 /**
  * The limiter on a real Redis Cluster: 3 masters + 3 replicas, redis-server processes joined
@@ -700,11 +701,6 @@ describe('rate limiting on a Redis Cluster (3 masters, 3 replicas)', () => {
     run.counted.forEach((n, i) => expect(n).toBeLessThanOrEqual(run.admitted[i]));
   }, 60_000);
 });
-
-/** fixed-window state is "<windowIndex>:<count>". */
-function fixedWindowCount(raw: string | null): number {
-  return raw === null ? 0 : Number(raw.split(':')[1]);
-}
 
 function countBy(values: string[]): Record<string, number> {
   const out: Record<string, number> = {};
