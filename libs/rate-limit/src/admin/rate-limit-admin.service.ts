@@ -112,7 +112,7 @@ export class RateLimitAdminService {
 
   async resetKey(name: string, identity: string): Promise<void> {
     this.known(name);
-    await this.unavailableOnError(() => this.limiter.reset(name, identity));
+    await this.unavailableOnError(() => this.limiter.resetListed(name, identity));
   }
 
   private known(name: string): RateLimitPolicy {

@@ -12,6 +12,7 @@ import { RateLimit } from '../decorators/rate-limit.decorator';
 import { SkipRateLimit } from '../decorators/skip-rate-limit.decorator';
 import type { RateLimitModuleOptions } from '../module/rate-limit-module-options.interface';
 import { RateLimitModule } from '../module/rate-limit.module';
+import { decodeKeyPart, encodeKeyPart } from '../keys/encode-key-part';
 import { PolicyRegistry } from '../registry/policy-registry';
 import { RateLimiterService } from '../service/rate-limiter.service';
 import { RateLimitGuard } from './rate-limit.guard';
@@ -266,6 +267,17 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
     const twice = [1, 2].map((cost) => ({ policy, identity: 'user:dup', cost }));
     await expect(limiter.decide(twice)).rejects.toThrow(/"stacked-2" appears twice/);
     expect((await limiter.peek('stacked-2', 'user:dup')).remaining).toBe(2);
+  });
+
+  it('reset() of an identity that reads like a listed hashed one leaves that one alone; resetListed() clears it', async () => {
+    const long = `user:${'v'.repeat(120)}`;
+    await limiter.consume('stacked-2', long);
+    const listed = decodeKeyPart(encodeKeyPart(long));
+    expect(listed).toMatch(/…\(sha256:/);
+    await limiter.reset('stacked-2', listed);
+    expect((await limiter.peek('stacked-2', long)).remaining).toBe(1);
+    await limiter.resetListed('stacked-2', listed);
+    expect((await limiter.peek('stacked-2', long)).remaining).toBe(2);
   });
 
   it("applies a base class's class-level policy to a controller that extends it", async () => {

@@ -62,9 +62,9 @@ const HASHED_DISPLAY = /^([^]*)…\(sha256:([A-Za-z0-9_-]{22})\)$/u;
 
 /**
  * The encoded part behind a readable form that decodeKeyPart gave for a hashed long value, or
- * undefined when `display` is not such a form. It lets an operator reset (or look up) a long
- * identity by what the admin API shows; request identities never go through it, so a client
- * cannot type its way into someone else's hashed key.
+ * undefined when `display` is not such a form. It lets an operator reset a long identity by
+ * what the admin API shows (RateLimiterService.resetListed); request identities and reset()
+ * never go through it, so a client cannot type its way into someone else's hashed key.
  */
 export function hashedKeyPartOf(display: string): string | undefined {
   const match = HASHED_DISPLAY.exec(display);

@@ -98,9 +98,21 @@ export class RateLimiterService implements OnModuleDestroy {
 
   /** Forgets the identity's state and block under the policy, whatever algorithm made it. */
   async reset(policyName: string, identity: string): Promise<void> {
+    await this.resetTags(policyName, [this.config.keys.identityTag(identity)]);
+  }
+
+  /**
+   * reset() by the identity as the admin API lists it: a long identity is listed as the readable
+   * form of its hashed key, which encoding it again would not find. Operators only: a client
+   * that chose such a form as its own identity must not reach the hashed key through reset().
+   */
+  async resetListed(policyName: string, listedIdentity: string): Promise<void> {
+    await this.resetTags(policyName, this.config.keys.operatorTags(listedIdentity));
+  }
+
+  private async resetTags(policyName: string, tags: readonly string[]): Promise<void> {
     const policy = this.policy(policyName);
-    // A long identity as the admin API lists it is a readable form of a hashed key part.
-    const keys = this.config.keys.operatorTags(identity).flatMap((tag) =>
+    const keys = tags.flatMap((tag) =>
       RATE_LIMIT_ALGORITHMS.flatMap((algo) => {
         const key = this.config.keys.stateKey(tag, { ...policy, algo });
         return [key, this.config.keys.blockKey(key)];
