@@ -222,12 +222,24 @@ describe.each(factories)('conformance: $name store', (factory) => {
     });
 
     it('gcra: an interval shorter than a microsecond still limits to the burst', async () => {
-      // 0.1 us per unit. One costly request fills all but 5 units of the second-long burst (so
-      // the key outlives the test in Redis's own clock), then single units fill the rest.
-      const p = policy({ algo: 'gcra', limit: 10_000_000, window: 1_000 });
-      expect((await client.hit(p, T0, 9_999_995)).allowed).toBe(true);
+      // 0.1 us per unit. One costly request fills all but 5 units of the 10 s burst (so the key
+      // outlives the test in Redis's own clock), then single units fill the rest.
+      const p = policy({ algo: 'gcra', limit: 100_000_000, window: 10_000 });
+      expect((await client.hit(p, T0, 99_999_995)).allowed).toBe(true);
       const out = await hits(p, T0, 7);
       expect(out.map((o) => o.allowed)).toEqual([true, true, true, true, true, false, false]);
+    });
+
+    it('gcra: at the bounds (1e9 per 1 ms, an interval of 1e-6 us) an idle client has `burst` left', async () => {
+      // Only the idle standing: any state would expire after 1 ms of Redis's own clock.
+      const p = policy({ algo: 'gcra', limit: 1_000_000_000, window: 1, burst: 3 });
+      expect((await client.peek(p, T0)).remaining).toBe(3);
+    });
+
+    it('gcra: a TAT past 2^53 us (a year per unit, a burst of 1e6) still limits', async () => {
+      const p = policy({ algo: 'gcra', limit: 1, window: '366d', burst: 1_000_000 });
+      expect((await client.hit(p, T0, 1_000_000)).allowed).toBe(true);
+      expect(await client.hit(p, T0)).toMatchObject({ allowed: false, reason: 1 });
     });
 
     it('a refusal whose wait is under a microsecond still says retry after 1 ms', async () => {

@@ -64,12 +64,18 @@ describe('PolicySync', () => {
     expect(registry.get('p')!.limit).toBe(3);
   });
 
-  it('runs one read at a time', async () => {
+  it('runs one read at a time, and a refresh asked for during a read reads again after it', async () => {
     const first = sync.refresh();
     const second = sync.refresh();
-    await second;
-    expect(store.reads).toBe(2); // bootstrap's read and this one
-    store.pending.shift()!(new Map([['p', {}]]));
+    await Promise.resolve();
+    expect(store.reads).toBe(2); // bootstrap's read and the first
+    store.pending.shift()!(new Map([['p', { limit: '9' }]]));
     await first;
+    // The second call did not return the first read's result: it reads anew.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(store.reads).toBe(3);
+    store.pending.shift()!(new Map([['p', { limit: '4' }]]));
+    await second;
+    expect(registry.get('p')!.limit).toBe(4);
   });
 });

@@ -27,7 +27,7 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly warned = new Set<string>();
   /** When a change of each policy was last announced (performance.now()). */
   private readonly announcedAt = new Map<string, number>();
-  private refreshing = false;
+  private running?: Promise<void>;
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -47,7 +47,10 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
       () => this.limiter.forgetRejections(),
     );
     await this.refresh();
-    this.timer = setInterval(() => void this.refresh(), this.config.policyRefreshMs).unref();
+    // A tick while a slow read (up to its 2 s timeout) is under way is skipped, not queued.
+    this.timer = setInterval(() => {
+      if (!this.running) void this.refresh();
+    }, this.config.policyRefreshMs).unref();
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -55,16 +58,14 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
     await this.overrides.close();
   }
 
-  /** Re-reads every override; on failure the policies in memory stay as they are. */
+  /**
+   * Re-reads every override, with a read that begins after this call (after one under way, if
+   * any: reads never overlap); on failure the policies in memory stay as they are.
+   */
   async refresh(): Promise<void> {
-    // A slow read (up to its 2 s timeout) must not overlap the next one.
-    if (this.refreshing) return;
-    this.refreshing = true;
-    try {
-      await this.refreshOnce();
-    } finally {
-      this.refreshing = false;
-    }
+    while (this.running) await this.running;
+    this.running = this.refreshOnce().finally(() => (this.running = undefined));
+    return this.running;
   }
 
   private async refreshOnce(): Promise<void> {

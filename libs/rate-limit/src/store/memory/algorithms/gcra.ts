@@ -17,6 +17,8 @@ interface Stored {
 }
 
 const FRACTION = 2 ** 32;
+/** Past 2^53 µs lua/gcra.lua writes the TAT as one number (`%d` would overflow). */
+const EXACT = 2 ** 53;
 
 function aheadOf(p: AlgorithmParams, ks: MemoryKeyspace): number {
   const stored = ks.get<Stored>(p.key);
@@ -25,13 +27,18 @@ function aheadOf(p: AlgorithmParams, ks: MemoryKeyspace): number {
 }
 
 function store(p: AlgorithmParams, ks: MemoryKeyspace, ahead: number): void {
+  if (p.now + ahead >= EXACT) {
+    ks.set(p.key, { whole: p.now + ahead, fraction: 0 } satisfies Stored, toMs(ahead));
+    return;
+  }
   let whole = Math.floor(ahead);
   let fraction = Math.floor((ahead - whole) * FRACTION + 0.5);
   if (fraction === FRACTION) [whole, fraction] = [whole + 1, 0];
   ks.set(p.key, { whole: p.now + whole, fraction } satisfies Stored, toMs(ahead));
 }
 
-const tolerance = (capacityUs: number): number => 1e-6 + capacityUs * 1e-12;
+const tolerance = (capacityUs: number, interval: number): number =>
+  Math.min(1e-6 + capacityUs * 1e-12, interval * 1e-3);
 
 /** Mirrors lua/gcra.lua, operation for operation, so both stores round alike. */
 export const gcra: MemoryAlgorithm<State> = {
@@ -40,7 +47,7 @@ export const gcra: MemoryAlgorithm<State> = {
     const ahead = aheadOf(p, ks);
     const newAhead = ahead + p.cost * interval;
     const capacity = p.burst * interval;
-    const slack = tolerance(capacity);
+    const slack = tolerance(capacity, interval);
     if (newAhead - capacity > slack) {
       return {
         newAhead,

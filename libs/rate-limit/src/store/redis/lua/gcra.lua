@@ -9,6 +9,7 @@
 -- third request of a burst of 3 refused) and one below 0.125 us lost altogether (no limit).
 -- Decisions work on how far the TAT is ahead of now, a small number.
 local GCRA_FRACTION = 4294967296 -- 2^32
+local GCRA_EXACT = 9007199254740992 -- 2^53: %d of a larger TAT would overflow, and it has no fraction
 
 -- How far ahead of now the stored TAT is, in us (0 when it has passed or there is none).
 local function gcra_ahead(p)
@@ -22,6 +23,10 @@ local function gcra_ahead(p)
 end
 
 local function gcra_write(p, ahead)
+  if p.now + ahead >= GCRA_EXACT then
+    write(p.key, num(p.now + ahead), px(ahead))
+    return
+  end
   local whole = floor(ahead)
   local fraction = floor((ahead - whole) * GCRA_FRACTION + 0.5)
   if fraction == GCRA_FRACTION then whole, fraction = whole + 1, 0 end
@@ -30,8 +35,11 @@ local function gcra_write(p, ahead)
 end
 
 -- Sums of intervals that are equal in exact arithmetic may differ in their last bits: a request
--- within this tolerance (at least 1e-6 us, far below the clock's 1 us) of its time is on time.
-local function gcra_tolerance(capacityUs) return 1e-6 + capacityUs * 1e-12 end
+-- within this tolerance (about 1e-6 us, far below the clock's 1 us; never above a thousandth of
+-- an interval, which can be as short as 1e-6 us) of its time is on time.
+local function gcra_tolerance(capacityUs, interval)
+  return min(1e-6 + capacityUs * 1e-12, interval * 1e-3)
+end
 
 algorithms['gcra'] = {
   check = function(p)
@@ -39,7 +47,7 @@ algorithms['gcra'] = {
     local ahead = gcra_ahead(p)
     local newAhead = ahead + p.cost * interval
     local capacity = p.burst * interval
-    local tolerance = gcra_tolerance(capacity)
+    local tolerance = gcra_tolerance(capacity, interval)
     local st = { newAhead = newAhead, allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0 }
     if newAhead - capacity > tolerance then
       st.allowed = false
