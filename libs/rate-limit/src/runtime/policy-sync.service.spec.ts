@@ -52,13 +52,15 @@ describe('PolicySync', () => {
 
   it('does not let a read that began before an announced change undo it', async () => {
     const refreshing = sync.refresh();
-    const announced: PolicyOverride = { limit: 2, updatedAt: 2 };
-    store.listener!('p', announced);
-    store.pending.shift()!(new Map([['p', { limit: '9', updatedAt: '1' }]]));
+    store.listener!('p', { limit: 2, updatedAt: 2 });
+    const [refreshRead, confirmRead] = store.pending.splice(0, 2);
+    refreshRead(new Map([['p', { limit: '9', updatedAt: '1' }]]));
     await refreshing;
     expect(registry.get('p')!.limit).toBe(2);
+    confirmRead(new Map([['p', { limit: '2', updatedAt: '2' }]]));
     // The next read, begun after the change, applies what Redis holds.
     const next = sync.refresh();
+    await Promise.resolve();
     store.pending.shift()!(new Map([['p', { limit: '3', updatedAt: '3' }]]));
     await next;
     expect(registry.get('p')!.limit).toBe(3);
@@ -77,5 +79,19 @@ describe('PolicySync', () => {
     store.pending.shift()!(new Map([['p', { limit: '4' }]]));
     await second;
     expect(registry.get('p')!.limit).toBe(4);
+  });
+
+  it('after an announcement, reads the hash back: of two changes announced out of order, the stored one wins', async () => {
+    // Both PATCHes are stored; the message of the older one arrives last.
+    store.listener!('p', { limit: 2, mode: 'shadow', updatedAt: 2 });
+    store.listener!('p', { limit: 2, updatedAt: 1 });
+    expect(registry.get('p')!.mode).toBe('enforce');
+    // Only the read after the last message counts; the first one's answer is ignored.
+    expect(store.pending).toHaveLength(2);
+    const stored = new Map([['p', { limit: '2', mode: 'shadow', updatedAt: '2' }]]);
+    store.pending.shift()!(new Map([['p', {}]]));
+    store.pending.shift()!(stored);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(registry.get('p')).toMatchObject({ limit: 2, mode: 'shadow' });
   });
 });

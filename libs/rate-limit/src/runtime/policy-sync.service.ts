@@ -42,6 +42,7 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
       (name, override) => {
         this.announcedAt.set(name, performance.now());
         this.apply(name, override);
+        void this.confirm(name);
       },
       SUBSCRIBE_WAIT_MS,
       () => this.limiter.forgetRejections(),
@@ -102,6 +103,23 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
           `Ignored the override of "${name}": ${(error as Error).message}`,
         );
       }
+    }
+  }
+
+  /**
+   * Reads back the hash of an announced change. Two changes made at once on two instances may
+   * be announced in either order, and each message holds the hash as its sender read it: the
+   * read that follows the last message sees both.
+   */
+  private async confirm(name: string): Promise<void> {
+    const started = performance.now();
+    try {
+      const hash = (await this.overrides.readAll([name])).get(name);
+      // A later announcement has its own read; this one may be older than that message.
+      if (!hash || hash instanceof Error || this.announcedAt.get(name)! > started) return;
+      this.apply(name, parseOverrideHash(hash).override);
+    } catch {
+      // The refresh interval catches up.
     }
   }
 
