@@ -14,16 +14,25 @@ export type SendBatch = (
   groups: readonly (readonly StoreEntry[])[],
 ) => Promise<readonly (StoreReply | Error)[]>;
 
+/** Fewer waiting groups than this are never split: two calls would cost more than they save. */
+const MIN_GROUPS_TO_SPLIT = 16;
+
 /**
  * Collects the consume calls made during one turn of the event loop and decides them in one
  * script call (up to `maxGroups` each): a busy instance pays Redis's per-command cost, and the
  * client's, once per batch instead of once per request. Each group stays atomic on its own.
  * Flushing on setImmediate lets requests read from different sockets in the same poll phase
  * share a batch, while a lone request waits no timer.
+ *
+ * With no call in flight, a batch of 16 or more is sent as two calls, so that Node handles the
+ * first reply while Redis runs the second: otherwise callers that wait for their answer before
+ * asking again (64 in flight) make Redis and Node take turns, each idle half the time
+ * (library benchmark at 64 in flight, 10,000 keys: 60k -> 120-130k decisions/s).
  */
 export class DecideBatcher {
   private waiting: Waiting[] = [];
   private scheduled = false;
+  private inFlight = 0;
 
   constructor(
     private readonly sendBatch: SendBatch,
@@ -44,20 +53,29 @@ export class DecideBatcher {
     this.scheduled = false;
     const all = this.waiting;
     this.waiting = [];
-    for (let start = 0; start < all.length; start += this.maxGroups) {
-      this.sendOne(all.slice(start, start + this.maxGroups));
+    let calls = Math.ceil(all.length / this.maxGroups);
+    if (calls === 1 && this.inFlight === 0 && all.length >= MIN_GROUPS_TO_SPLIT) calls = 2;
+    const size = Math.ceil(all.length / calls);
+    for (let start = 0; start < all.length; start += size) {
+      this.sendOne(all.slice(start, start + size));
     }
   }
 
   private sendOne(batch: readonly Waiting[]): void {
+    this.inFlight++;
     this.sendBatch(batch.map((w) => w.entries)).then(
-      (replies) =>
+      (replies) => {
+        this.inFlight--;
         batch.forEach((w, i) => {
           const reply = replies[i];
           if (reply instanceof Error) w.reject(reply);
           else w.resolve(reply);
-        }),
-      (error: unknown) => batch.forEach((w) => w.reject(error)),
+        });
+      },
+      (error: unknown) => {
+        this.inFlight--;
+        batch.forEach((w) => w.reject(error));
+      },
     );
   }
 }
