@@ -1,4 +1,3 @@
-import type { PolicyOverride } from '../admin/policy-view.interface';
 import { resolveModuleOptions } from '../module/resolve-module-options';
 import { normalizePolicy } from '../policy/normalize-policy';
 import { PolicyRegistry } from '../registry/policy-registry';
