@@ -54,7 +54,12 @@ function check(p: AlgorithmParams, ks: MemoryKeyspace): State {
       retryAfterUs: retry,
     };
   }
-  return { ...base, allowed, remaining: Math.max(0, Math.floor(p.limit - used - p.cost)), retryAfterUs: 0 };
+  return {
+    ...base,
+    allowed,
+    remaining: Math.max(0, Math.floor(p.limit - used - p.cost)),
+    retryAfterUs: 0,
+  };
 }
 
 /** Mirrors lua/sliding-window-counter.lua. */
