@@ -33,6 +33,14 @@ describe('normalizeIp', () => {
     expect(normalizeIp('2001:db8:1:2::1')).not.toBe(normalizeIp('2001:db9:1:2::1'));
   });
 
+  it('drops the port some proxies append, so each source port is not a new client', () => {
+    expect(normalizeIp('203.0.113.7:51234')).toBe('203.0.113.7');
+    expect(normalizeIp('[2001:db8:1:2::1]:443')).toBe(normalizeIp('2001:db8:1:2::1'));
+    expect(normalizeIp('[::ffff:10.1.2.3]:80')).toBe('10.1.2.3');
+    // Not an address with a port: kept as it is.
+    expect(normalizeIp('proxy.example:8080')).toBe('proxy.example:8080');
+  });
+
   it('names a missing address', () => {
     expect(normalizeIp('')).toBe('unknown');
   });

@@ -48,12 +48,21 @@ function compileTrustedProxies(trustProxy: string | readonly string[]) {
   return proxyAddr.compile(list.map((entry) => String(entry).trim()));
 }
 
+/** `1.2.3.4:5678` or `[2001:db8::1]:5678`, as some proxies write X-Forwarded-For entries. */
+const WITH_PORT = /^(?:(\d{1,3}(?:\.\d{1,3}){3})|\[([0-9A-Fa-f:.]+)\]):\d{1,5}$/;
+
 /**
  * IPv4 as is; IPv4-mapped IPv6 as IPv4; other IPv6 reduced to its /64, the usual size of one
- * subscriber's allocation, so rotating addresses inside it does not escape a limit.
+ * subscriber's allocation, so rotating addresses inside it does not escape a limit. A port some
+ * proxies append is dropped: otherwise each new source port would be a new client.
  */
 export function normalizeIp(address: string): string {
-  if (!ipaddr.isValid(address)) return address === '' ? 'unknown' : address;
+  if (!ipaddr.isValid(address)) {
+    const withPort = WITH_PORT.exec(address);
+    const host = withPort?.[1] ?? withPort?.[2];
+    if (host !== undefined && ipaddr.isValid(host)) return normalizeIp(host);
+    return address === '' ? 'unknown' : address;
+  }
   const parsed = ipaddr.process(address);
   if (parsed.kind() === 'ipv4') return parsed.toString();
   const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4);
