@@ -6,7 +6,6 @@ import {
   ServiceUnavailableException,
 } from '@nestjs/common';
 import { ApplicationConfig } from '@nestjs/core';
-import { decodeKeyPart } from '../keys/encode-key-part';
 import type { RateLimitConfig } from '../module/resolve-module-options';
 import { capacityOf } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
@@ -92,7 +91,7 @@ export class RateLimitAdminService {
       }
     });
     const tags = page.keys.map((key) => this.config.keys.tagOfKey(key));
-    const identities = tags.map((tag) => decodeKeyPart(tag.slice(tag.indexOf('{') + 1, -2)));
+    const identities = tags.map((tag) => this.config.keys.listedIdentity(tag));
     const decisions = await this.limiter.peekTags(policy, tags);
     // A peek Redis did not answer was decided by this instance's fallback: not live usage.
     if (decisions.some((d) => d.source !== this.store.kind)) {

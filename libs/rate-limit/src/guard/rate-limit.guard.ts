@@ -53,18 +53,7 @@ export class RateLimitGuard implements CanActivate {
     route: CompiledRoute,
     context: ExecutionContext,
   ): PolicyRequest[] | Promise<PolicyRequest[]> {
-    const requests: PolicyRequest[] = [];
-    for (let i = 0; i < route.policies.length; i++) {
-      const { name, cost, identity } = route.policies[i];
-      const policy = this.registry.get(name)!;
-      if (!policy.enabled) continue;
-      const resolved = identity(context);
-      if (typeof resolved !== 'string') {
-        return this.requestsAsync(route, context, requests, i, resolved);
-      }
-      requests.push({ policy, identity: resolved, cost: costOf(name, cost, context) });
-    }
-    return requests;
+    return this.collect(route, context, [], 0);
   }
 
   protected writeHeaders(context: ExecutionContext, verdict: RateLimitVerdict): void {
@@ -96,19 +85,24 @@ export class RateLimitGuard implements CanActivate {
     return true;
   }
 
-  /** Goes on from policy `from`, whose identity resolver answered with a promise. */
-  private async requestsAsync(
+  /** Adds the route's policies from `from` on; waits only where an identity resolver does. */
+  private collect(
     route: CompiledRoute,
     context: ExecutionContext,
     requests: PolicyRequest[],
     from: number,
-    pending: Promise<string>,
-  ): Promise<PolicyRequest[]> {
+  ): PolicyRequest[] | Promise<PolicyRequest[]> {
     for (let i = from; i < route.policies.length; i++) {
       const { name, cost, identity } = route.policies[i];
       const policy = this.registry.get(name)!;
       if (!policy.enabled) continue;
-      const resolved = i === from ? await pending : await identity(context);
+      const resolved = identity(context);
+      if (typeof resolved !== 'string') {
+        return resolved.then((id) => {
+          requests.push({ policy, identity: id, cost: costOf(name, cost, context) });
+          return this.collect(route, context, requests, i + 1);
+        });
+      }
       requests.push({ policy, identity: resolved, cost: costOf(name, cost, context) });
     }
     return requests;

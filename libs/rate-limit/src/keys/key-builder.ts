@@ -1,6 +1,6 @@
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { boundedMemo } from '../util/bounded-memo';
-import { encodeKeyPart, hashedKeyPartOf } from './encode-key-part';
+import { decodeKeyPart, encodeKeyPart, hashedKeyPartOf } from './encode-key-part';
 
 /**
  * Key scheme `<prefix>:{<identity>}:<policy>:<algo>[:block]`. The identity is the hash tag, so
@@ -13,12 +13,21 @@ export class KeyBuilder {
   readonly identityTag: (identity: string) => string;
 
   constructor(readonly prefix: string) {
-    this.identityTag = boundedMemo((identity) => `${prefix}:{${encodeKeyPart(identity)}}:`);
+    this.identityTag = boundedMemo((identity) => this.tagOf(encodeKeyPart(identity)));
+  }
+
+  private tagOf(encodedIdentity: string): string {
+    return `${this.prefix}:{${encodedIdentity}}:`;
   }
 
   /** The tag of a key this builder made: what the admin API lists and resets by. */
   tagOfKey(key: string): string {
     return key.slice(0, key.indexOf('}', this.prefix.length + 2) + 2);
+  }
+
+  /** Who a tag counts, readable (a hashed long identity as its prefix and hash). */
+  listedIdentity(tag: string): string {
+    return decodeKeyPart(tag.slice(this.prefix.length + 2, -2));
   }
 
   /**
@@ -28,7 +37,7 @@ export class KeyBuilder {
   operatorTags(identity: string): string[] {
     const hashed = hashedKeyPartOf(identity);
     const own = this.identityTag(identity);
-    return hashed === undefined ? [own] : [own, `${this.prefix}:{${hashed}}:`];
+    return hashed === undefined ? [own] : [own, this.tagOf(hashed)];
   }
 
   stateKey(tag: string, policy: RateLimitPolicy): string {

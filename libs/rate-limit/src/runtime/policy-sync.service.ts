@@ -79,31 +79,7 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
       return;
     }
     this.warned.delete('refresh');
-    for (const [name, hash] of hashes) {
-      // Announced while this read was under way: the hash read may predate the change.
-      if ((this.announcedAt.get(name) ?? -Infinity) >= started) continue;
-      if (hash instanceof Error) {
-        this.warnOnce(`${name}:read`, `Could not read the override of "${name}": ${hash.message}`);
-        continue;
-      }
-      this.warned.delete(`${name}:read`);
-      try {
-        const { override, problems } = parseOverrideHash(hash);
-        if (problems.length > 0) {
-          this.warnOnce(
-            `${name}:${problems.join(',')}`,
-            `Ignored invalid fields in the override of "${name}": ${problems.join(', ')}`,
-          );
-        }
-        this.apply(name, override);
-      } catch (error) {
-        // Whatever an operator wrote, a refresh never takes the process down.
-        this.warnOnce(
-          `${name}:crash`,
-          `Ignored the override of "${name}": ${(error as Error).message}`,
-        );
-      }
-    }
+    for (const [name, hash] of hashes) this.applyRead(name, hash, started);
   }
 
   /**
@@ -113,13 +89,39 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
    */
   private async confirm(name: string): Promise<void> {
     const started = performance.now();
+    let hash: Record<string, string> | Error | undefined;
     try {
-      const hash = (await this.overrides.readAll([name])).get(name);
-      // A later announcement has its own read; this one may be older than that message.
-      if (!hash || hash instanceof Error || this.announcedAt.get(name)! > started) return;
-      this.apply(name, parseOverrideHash(hash).override);
+      hash = (await this.overrides.readAll([name])).get(name);
     } catch {
-      // The refresh interval catches up.
+      return; // the refresh interval catches up
+    }
+    if (hash) this.applyRead(name, hash, started);
+  }
+
+  /** Applies an override read that began at `started`, warning once about what it ignores. */
+  private applyRead(name: string, hash: Record<string, string> | Error, started: number): void {
+    // A change announced since the read began may be newer than the read: its own read follows.
+    if ((this.announcedAt.get(name) ?? -Infinity) > started) return;
+    if (hash instanceof Error) {
+      this.warnOnce(`${name}:read`, `Could not read the override of "${name}": ${hash.message}`);
+      return;
+    }
+    this.warned.delete(`${name}:read`);
+    try {
+      const { override, problems } = parseOverrideHash(hash);
+      if (problems.length > 0) {
+        this.warnOnce(
+          `${name}:${problems.join(',')}`,
+          `Ignored invalid fields in the override of "${name}": ${problems.join(', ')}`,
+        );
+      }
+      this.apply(name, override);
+    } catch (error) {
+      // Whatever an operator wrote, a refresh never takes the process down.
+      this.warnOnce(
+        `${name}:crash`,
+        `Ignored the override of "${name}": ${(error as Error).message}`,
+      );
     }
   }
 
