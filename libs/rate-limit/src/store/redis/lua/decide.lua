@@ -45,12 +45,18 @@ local reply, k, nargs = {}, 1, #ARGV
 -- Per entry of the current group, in arrays reused by every group (no table per entry).
 local eSpec, eKey, eBlock, eCost, eState = {}, {}, {}, {}, {}
 
+-- The spec of entry j, pointed at that entry's key and cost.
+local function entry(j)
+  local p = eSpec[j]
+  p.key, p.cost = eKey[j], eCost[j]
+  return p
+end
+
 -- Checks the n entries of the current group (reads only) and says whether it is admitted.
 local function check_group(n)
   local admitted = true
   for j = 1, n do
-    local p, blockKey = eSpec[j], eBlock[j]
-    p.key, p.cost = eKey[j], eCost[j]
+    local p, blockKey = entry(j), eBlock[j]
     local untilUs = blockKey and tonumber(read(blockKey))
     local st
     if untilUs and untilUs > now then
@@ -87,8 +93,7 @@ while a <= nargs do
 
   if op == 'refund' then
     for j = 1, n do
-      local p = eSpec[j]
-      p.key, p.cost = eKey[j], eCost[j]
+      local p = entry(j)
       p.algo.refund(p)
     end
   else
@@ -101,8 +106,7 @@ while a <= nargs do
     else
       if op == 'consume' then
         for j = 1, n do
-          local p, st = eSpec[j], eState[j]
-          p.key, p.cost = eKey[j], eCost[j]
+          local p, st = entry(j), eState[j]
           if st.allowed and admitted then
             p.algo.commit(p, st)
           elseif st.reason == REASON_LIMIT and p.blockForUs > 0 then

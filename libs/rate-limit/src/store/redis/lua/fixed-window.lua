@@ -7,6 +7,11 @@
 local FW_COUNTS = 1073741824 -- 2^30, above the largest limit (1e9)
 local FW_WINDOWS = 8388608 -- 2^23
 
+local function fw_write(p, st, count)
+  -- PX every time (not KEEPTTL): a window changed at runtime may keep the same index.
+  write(p.key, int((st.index % FW_WINDOWS) * FW_COUNTS + count), px(st.resetUs))
+end
+
 algorithms['fixed-window'] = {
   check = function(p)
     local index = floor(p.now / p.windowUs)
@@ -34,13 +39,11 @@ algorithms['fixed-window'] = {
     return st
   end,
   commit = function(p, st)
-    -- PX every time (not KEEPTTL): a window changed at runtime may keep the same index.
-    write(p.key, int((st.index % FW_WINDOWS) * FW_COUNTS + st.count + p.cost), px(st.resetUs))
+    fw_write(p, st, st.count + p.cost)
   end,
   refund = function(p)
     local st = algorithms['fixed-window'].check(p)
     if st.count == 0 then return end
-    local count = max(0, st.count - p.cost)
-    write(p.key, int((st.index % FW_WINDOWS) * FW_COUNTS + count), px(st.resetUs))
+    fw_write(p, st, max(0, st.count - p.cost))
   end,
 }
