@@ -11,7 +11,7 @@ import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker';
 import { DecideBatcher } from './decide-batcher';
 import { encodeDecideCall, parseDecideReply } from './decide-call';
 import { loadDecideScripts, type DecideScripts } from './decide-script';
-import type { RedisClient, RedisScript } from './redis-script';
+import type { RedisClient, RedisScript, RoundTrip } from './redis-script';
 import { withTimeout } from './with-timeout';
 
 /** Receives command latencies, failures and circuit changes (the metrics). */
@@ -88,7 +88,7 @@ export class RedisStore implements RateLimitStore {
   ): Promise<(StoreReply | RateLimitStoreError)[]> {
     const { keys, args } = encodeDecideCall(op, groups, nowUs);
     const script = this.scriptFor(groups);
-    const reply = await this.send(() => script.run(this.client, keys, args));
+    const reply = await this.send((roundTrip) => script.run(this.client, keys, args, roundTrip));
     if (op === 'refund') return groups.map(() => REFUNDED);
     const replies = parseDecideReply(reply, groups);
     for (const r of replies) {
@@ -100,7 +100,7 @@ export class RedisStore implements RateLimitStore {
 
   async delete(keys: readonly string[]): Promise<void> {
     // One DEL per key: on a cluster, keys of different identities live in different slots.
-    await this.send(() => Promise.all(keys.map((key) => this.client.del(key))));
+    await this.send((roundTrip) => roundTrip(Promise.all(keys.map((key) => this.client.del(key)))));
   }
 
   async scan(match: string, cursor: string | null, count: number): Promise<ScanPage> {
@@ -124,14 +124,15 @@ export class RedisStore implements RateLimitStore {
     return { keys, cursor: node >= nodes.length ? null : `${node}:${nodeCursor}` };
   }
 
-  private async send<T>(command: () => Promise<T>): Promise<T> {
+  /** Runs `command`, whose every round trip to Redis must answer within the command timeout. */
+  private async send<T>(command: (roundTrip: RoundTrip) => Promise<T>): Promise<T> {
     if (this.client.status !== 'ready') {
       return this.failFast(`Redis is not connected (${this.client.status})`);
     }
     if (this.breaker.isOpen) return this.failFast('Redis circuit is open after repeated failures');
     const started = performance.now();
     try {
-      const result = await withTimeout(command(), this.timeoutMs);
+      const result = await command(this.roundTrip);
       this.breaker.succeeded();
       this.observer?.observeCommand((performance.now() - started) / 1000);
       return result;
@@ -147,6 +148,8 @@ export class RedisStore implements RateLimitStore {
       throw error;
     }
   }
+
+  private readonly roundTrip: RoundTrip = (reply) => withTimeout(reply, this.timeoutMs);
 
   private failFast(message: string): never {
     this.observer?.observeCommand(0, 'unavailable');
