@@ -79,6 +79,15 @@ module.exports = {
       ...shared,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      testPathIgnorePatterns: ['<rootDir>/test/load/'],
+    },
+    {
+      // The demo as separate processes (`node dist/apps/demo/main.js`), built once beforehand.
+      ...shared,
+      displayName: 'load',
+      testMatch: ['<rootDir>/test/load/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/demo-build.ts',
+      testTimeout: 600_000,
     },
   ],
 };

@@ -10,6 +10,7 @@ import {
 } from '@app/rate-limit';
 import { resolveAdminToken } from './admin/admin-token';
 import { AlgorithmsController } from './api/algorithms.controller';
+import { LoadTestController } from './api/load-test.controller';
 import { ShowcaseController } from './api/showcase.controller';
 import { validateDemoEnv, type DemoConfig } from './config/demo-config';
 import { MetricsController } from './metrics/metrics.controller';
@@ -23,6 +24,8 @@ import { demoRedisConnection } from './redis/demo-redis-connection';
 @Module({})
 export class AppModule {
   static forRoot(overrides: Record<string, string | undefined> = {}): DynamicModule {
+    const loadTestRoutes =
+      (overrides.DEMO_LOAD_TEST_ROUTES ?? process.env.DEMO_LOAD_TEST_ROUTES) === 'true';
     return {
       module: AppModule,
       imports: [
@@ -56,7 +59,13 @@ export class AppModule {
         TerminusModule,
         RateLimitHealthModule,
       ],
-      controllers: [AlgorithmsController, ShowcaseController, HealthController, MetricsController],
+      controllers: [
+        AlgorithmsController,
+        ShowcaseController,
+        HealthController,
+        MetricsController,
+        ...(loadTestRoutes ? [LoadTestController] : []),
+      ],
       providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
     };
   }

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
@@ -12,7 +13,9 @@ async function bootstrap(): Promise<void> {
   setupSwagger(app);
   const { port } = app.get(ConfigService).getOrThrow<DemoConfig>('demo');
   await app.listen(port);
-  new Logger('Demo').log(`Listening on http://localhost:${port} (API docs at /docs)`);
+  // PORT=0 picks a free port: say which one (the load tests start instances that way).
+  const { port: bound } = app.getHttpServer().address() as AddressInfo;
+  new Logger('Demo').log(`Listening on http://localhost:${bound} (API docs at /docs)`);
 }
 
 void bootstrap();

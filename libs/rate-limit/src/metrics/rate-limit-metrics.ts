@@ -61,6 +61,11 @@ export class RateLimitMetrics {
     help: '1 while the circuit breaker keeps decisions away from Redis',
     registers: [this.registry],
   });
+  private readonly circuitOpenings = new Counter({
+    name: 'rate_limit_redis_circuit_opened_total',
+    help: 'Times the circuit breaker opened (consecutive Redis failures or timeouts)',
+    registers: [this.registry],
+  });
   /** Label children per policy and outcome, resolved once instead of on every request. */
   private readonly children = new Map<string, Partial<Record<Outcome, Counter.Internal>>>();
 
@@ -85,6 +90,7 @@ export class RateLimitMetrics {
 
   setCircuitOpen(open: boolean): void {
     this.circuit.set(open ? 1 : 0);
+    if (open) this.circuitOpenings.inc();
   }
 
   private child(policy: string, outcome: Outcome): Counter.Internal {

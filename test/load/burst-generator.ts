@@ -1,0 +1,75 @@
+/**
+ * The load generator of the HTTP load tests, a process of its own (so that its work never shares
+ * an event loop with the instances or the test). It reads one JSON burst per line on stdin, sends
+ * that many requests at once, each on a new connection from the given source address (one
+ * client, as a limiter sees it), alternating between the targets, and writes one JSON result
+ * per line on stdout.
+ *
+ * Only Node's own modules: the test compiles this file on its own.
+ */
+import { request } from 'node:http';
+import { createInterface } from 'node:readline';
+
+export interface BurstCommand {
+  id: number;
+  /** Base URLs (`http://127.0.0.1:port`); request i goes to targets[i % targets.length]. */
+  targets: string[];
+  path: string;
+  count: number;
+  /** A loopback address (any of 127.0.0.0/8): the client's identity. */
+  sourceAddress: string;
+  /** Also sends this request (uncounted) when request `atIndex` of the burst goes out. */
+  extra?: { url: string; atIndex: number };
+}
+
+export interface BurstResult {
+  id: number;
+  /** Status code (or error code) -> number of responses. */
+  statuses: Record<string, number>;
+  elapsedMs: number;
+  extraStatus?: number | string;
+}
+
+function send(url: string, sourceAddress: string): Promise<number | string> {
+  return new Promise((resolve) => {
+    const req = request(url, { agent: false, localAddress: sourceAddress }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+    });
+    req.setTimeout(30_000, () =>
+      req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })),
+    );
+    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+    req.end();
+  });
+}
+
+async function burst(command: BurstCommand): Promise<BurstResult> {
+  const started = performance.now();
+  const pending: Promise<number | string>[] = [];
+  let extra: Promise<number | string> | undefined;
+  for (let i = 0; i < command.count; i++) {
+    if (command.extra && i === command.extra.atIndex) {
+      extra = send(command.extra.url, command.sourceAddress);
+    }
+    pending.push(
+      send(`${command.targets[i % command.targets.length]}${command.path}`, command.sourceAddress),
+    );
+  }
+  const statuses: Record<string, number> = {};
+  for (const status of await Promise.all(pending)) {
+    statuses[status] = (statuses[status] ?? 0) + 1;
+  }
+  return {
+    id: command.id,
+    statuses,
+    elapsedMs: Math.round(performance.now() - started),
+    extraStatus: await extra,
+  };
+}
+
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const command = JSON.parse(line) as BurstCommand;
+  void burst(command).then((result) => process.stdout.write(`${JSON.stringify(result)}\n`));
+});

@@ -1,0 +1,25 @@
+/**
+ * Builds what users run (`npm run build`: the library and `dist/apps/demo/main.js`), for tests
+ * that start the demo as separate processes. Jest's `load` project runs it once, as its global
+ * setup, before any of its test files.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+export const ROOT = join(__dirname, '..', '..');
+export const DEMO_MAIN = join(ROOT, 'dist', 'apps', 'demo', 'main.js');
+
+export default async function buildDemo(): Promise<void> {
+  try {
+    await promisify(execFile)('npm', ['run', 'build'], {
+      cwd: ROOT,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+  } catch (caught) {
+    const error = caught as Error & { stdout?: string; stderr?: string };
+    throw new Error(`npm run build failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`, {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Several demo processes on one Redis (or Cluster), as behind a load balancer: started fresh,
+ * their limits set through the admin API, their metrics read back.
+ */
+import { type DemoProcess, metricTotal, startDemoProcess } from './demo-process';
+
+export const ADMIN_TOKEN = 'load-test-admin-token-0123456789abcdef';
+
+export interface Fleet {
+  readonly instances: DemoProcess[];
+  readonly targets: string[];
+  /** PATCHes a policy on one instance and waits until every instance enforces it. */
+  setPolicy(name: string, patch: Record<string, unknown>): Promise<void>;
+  /** Totals over every instance of the series that must stay 0 while Redis is healthy. */
+  faults(): Promise<Record<string, number>>;
+  stop(): Promise<void>;
+}
+
+/** Where Redis is, as the demo's environment says it. */
+export type RedisEnv = { REDIS_URL: string } | { REDIS_CLUSTER_NODES: string };
+
+export async function startFleet(
+  size: number,
+  redis: RedisEnv,
+  env: Record<string, string> = {},
+): Promise<Fleet> {
+  const instances = await Promise.all(
+    Array.from({ length: size }, () =>
+      startDemoProcess({
+        ...redis,
+        ADMIN_TOKEN,
+        DEMO_LOAD_TEST_ROUTES: 'true',
+        ...env,
+      }),
+    ),
+  );
+  const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+  return {
+    instances,
+    targets: instances.map((i) => i.url),
+    async setPolicy(name, patch) {
+      const response = await fetch(`${instances[0].url}/admin/policies/${name}`, {
+        method: 'PATCH',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify(patch),
+      });
+      if (response.status !== 200) {
+        throw new Error(`PATCH ${name}: ${response.status} ${await response.text()}`);
+      }
+      // Every instance applies the change from the Pub/Sub message; wait until each shows it.
+      for (const instance of instances) {
+        for (;;) {
+          const { body } = await instance.get(`/admin/policies/${name}`, auth);
+          const view = JSON.parse(body) as Record<string, unknown>;
+          if (Object.entries(patch).every(([field, value]) => view[field] === value)) break;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }
+    },
+    async faults() {
+      const scrapes = await Promise.all(instances.map((i) => i.metrics()));
+      const total = (name: string) => scrapes.reduce((sum, m) => sum + metricTotal(m, name), 0);
+      return {
+        fallbackDecisions: total('rate_limit_fallback_decisions_total'),
+        redisErrors: total('rate_limit_redis_errors_total'),
+        circuitOpenings: total('rate_limit_redis_circuit_opened_total'),
+      };
+    },
+    async stop() {
+      await Promise.all(instances.map((i) => i.stop()));
+    },
+  };
+}

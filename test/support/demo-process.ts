@@ -1,0 +1,114 @@
+/**
+ * The demo as users run it: `node dist/apps/demo/main.js` in a process of its own, on a free
+ * port. Every process started here is SIGKILLed when the test process exits.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { request } from 'node:http';
+import { DEMO_MAIN, ROOT } from './demo-build';
+
+export interface DemoProcess {
+  readonly port: number;
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** GET on this instance; resolves with the status and body. */
+  get(path: string, headers?: Record<string, string>): Promise<{ status: number; body: string }>;
+  /** The Prometheus scrape, as `series{labels} -> value`. */
+  metrics(): Promise<Map<string, number>>;
+  /** SIGTERM (graceful shutdown); resolves once the process has exited. */
+  stop(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+process.on('exit', () => running.forEach((child) => child.kill('SIGKILL')));
+
+const START_TIMEOUT_MS = 30_000;
+
+export function startDemoProcess(env: Record<string, string>): Promise<DemoProcess> {
+  const child = spawn(process.execPath, [DEMO_MAIN], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`demo process ${why}:\n${output.slice(-4000)}`));
+    };
+    const timer = setTimeout(
+      () => fail(`not listening within ${START_TIMEOUT_MS} ms`),
+      START_TIMEOUT_MS,
+    );
+    const onData = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-64_000);
+      const listening = /Listening on http:\/\/localhost:(\d+)/.exec(output);
+      if (listening) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        resolve(demoProcess(child, Number(listening[1])));
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code, signal) => fail(`exited (code ${code}, signal ${signal})`));
+  });
+}
+
+function demoProcess(child: ChildProcess, port: number): DemoProcess {
+  // Keep draining the pipes: a full pipe would block the demo's logging.
+  child.stdout?.resume();
+  child.stderr?.resume();
+  const url = `http://127.0.0.1:${port}`;
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${url}${path}`, { headers, agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  return {
+    port,
+    url,
+    child,
+    get,
+    async metrics() {
+      const { body } = await get('/metrics');
+      return parseMetrics(body);
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** `name{labels} value` lines of a Prometheus text scrape (comments skipped). */
+export function parseMetrics(text: string): Map<string, number> {
+  const series = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const space = line.lastIndexOf(' ');
+    series.set(line.slice(0, space), Number(line.slice(space + 1)));
+  }
+  return series;
+}
+
+/** Sum of every series of `name` (any labels). */
+export function metricTotal(metrics: Map<string, number>, name: string): number {
+  let total = 0;
+  for (const [series, value] of metrics) {
+    if (series === name || series.startsWith(`${name}{`)) total += value;
+  }
+  return total;
+}
