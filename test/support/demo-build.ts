@@ -19,7 +19,7 @@ export default async function buildDemo(): Promise<void> {
   } catch (caught) {
     const error = caught as Error & { stdout?: string; stderr?: string };
     throw new Error(`npm run build failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`, {
-      cause: error,
+      cause: caught,
     });
   }
 }
