@@ -14,7 +14,9 @@
 import type { INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import request, { type Response } from 'supertest';
-import { MemoryStore, PolicyRegistry } from '@app/rate-limit';
+import { PolicyRegistry } from '@app/rate-limit';
+import { InstanceHeartbeat } from '@app/rate-limit/runtime/instance-heartbeat.service';
+import { FallbackStore } from '@app/rate-limit/service/fallback-store';
 import type { RateLimitConfig } from '@app/rate-limit/module/resolve-module-options';
 import { RATE_LIMIT_CONFIG } from '@app/rate-limit/rate-limit.constants';
 import {
@@ -77,6 +79,17 @@ async function twoInstances(
   await b.listen(0, '127.0.0.1');
   await Promise.all([untilReady(a), untilReady(b)]);
   return [a, b];
+}
+
+/**
+ * One heartbeat each, in turn, twice: both know there are two of them before a fault (a Redis
+ * restarted empty forgets the instances until their next heartbeats).
+ */
+async function knowEachOther(a: INestApplication, b: INestApplication): Promise<void> {
+  for (let round = 0; round < 2; round++) {
+    for (const app of [a, b]) await app.get(InstanceHeartbeat).beat();
+  }
+  for (const app of [a, b]) expect(app.get(InstanceHeartbeat).standing.instances).toBe(2);
 }
 
 interface Timed {
@@ -146,26 +159,35 @@ async function exerciseFault(
 ): Promise<string> {
   switch (mode) {
     case 'memory': {
+      // Each instance admits its share of the limit of 5: 3 for the first of the two live
+      // instances (in id order), 2 for the second, so together they admit the limit once.
       const ip = freshIp();
       await ensureWindowHeadroom(TEN_SECONDS, BURST_HEADROOM_MS);
+      const [shareA, shareB] = [a, b].map((app) =>
+        app.get(InstanceHeartbeat).standing.rank === 0 ? 3 : 2,
+      );
+      expect(shareA + shareB).toBe(5);
       const onA: Response[] = [];
       for (let i = 0; i < 6; i++) onA.push(await log.get(a, '/api/fixed-window', ip));
-      expect(onA.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429]);
-      expect(onA.slice(0, 5).map((r) => r.headers['ratelimit-remaining'])).toEqual([
-        '4',
-        '3',
-        '2',
-        '1',
-        '0',
+      expect(onA.map((r) => r.status)).toEqual([
+        ...Array<number>(shareA).fill(200),
+        ...Array<number>(6 - shareA).fill(429),
       ]);
+      expect(onA.slice(0, shareA).map((r) => r.headers['ratelimit-remaining'])).toEqual(
+        Array.from({ length: shareA }, (_, i) => String(shareA - 1 - i)),
+      );
       expect(onA[5].body).toMatchObject({ statusCode: 429, policy: 'demo.fixed-window' });
-      // Decided by A's own in-memory store: the state is there, and B (its own memory) has a
-      // full budget for the same client.
+      // Decided by A's own in-memory store: the state is there, and B (its own memory) has its
+      // own share for the same client.
       const key = stateKey(a, 'demo.fixed-window', `ip:${ip}`);
-      expect(a.get(MemoryStore).keyspace.get(key)).toBeDefined();
-      const onB = await log.get(b, '/api/fixed-window', ip);
-      expect(onB.status).toBe(200);
-      expect(onB.headers['ratelimit-remaining']).toBe('4');
+      expect(a.get(FallbackStore).memory.keyspace.get(key)).toBeDefined();
+      const onB: Response[] = [];
+      for (let i = 0; i < 4; i++) onB.push(await log.get(b, '/api/fixed-window', ip));
+      expect(onB.map((r) => r.status)).toEqual([
+        ...Array<number>(shareB).fill(200),
+        ...Array<number>(4 - shareB).fill(429),
+      ]);
+      expect(onB[0].headers['ratelimit-remaining']).toBe(String(shareB - 1));
       return ip;
     }
     case 'open': {
@@ -259,6 +281,7 @@ describeOwned('Redis down or slow (RATE_LIMIT_ON_REDIS_ERROR)', () => {
 
     it('Redis stopped: behaves as configured within the timeout, then Redis decides again after restart()', async () => {
       await expectRedisDecides(a!, b!); // shared state before the fault
+      await knowEachOther(a!, b!);
 
       await redis.stop();
       redisState = 'stopped';
@@ -292,6 +315,7 @@ describeOwned('Redis down or slow (RATE_LIMIT_ON_REDIS_ERROR)', () => {
     });
 
     it('Redis paused (SIGSTOP): commands time out, behaves as configured within the timeout, recovers after resume()', async () => {
+      await knowEachOther(a!, b!);
       await redis.pause();
       redisState = 'paused';
 
@@ -346,6 +370,7 @@ describeOwned('Redis down or slow (RATE_LIMIT_ON_REDIS_ERROR)', () => {
     });
 
     it('recovers within the capped reconnect backoff once the clients retry only every second', async () => {
+      await knowEachOther(a!, b!);
       await redis.stop();
       redisState = 'stopped';
       // Down until both clients' backoff has reached its cap.

@@ -20,6 +20,16 @@ export interface BurstCommand {
   sourceAddress: string;
   /** Also sends this request (uncounted) when request `atIndex` of the burst goes out. */
   extra?: { url: string; atIndex: number };
+  /** Writes a progress line once this many responses have arrived. */
+  notifyAfter?: number;
+  /** Spreads the requests evenly over this long instead of sending them all at once. */
+  spreadMs?: number;
+}
+
+/** Written (before the result) when `notifyAfter` responses have arrived. */
+export interface BurstProgress {
+  id: number;
+  progress: number;
 }
 
 export interface BurstResult {
@@ -48,14 +58,26 @@ function send(url: string, sourceAddress: string): Promise<number | string> {
 async function burst(command: BurstCommand): Promise<BurstResult> {
   const started = performance.now();
   const pending: Promise<number | string>[] = [];
+  let answered = 0;
+  const counted = (status: number | string): number | string => {
+    if (++answered === command.notifyAfter) {
+      const progress: BurstProgress = { id: command.id, progress: answered };
+      process.stdout.write(`${JSON.stringify(progress)}\n`);
+    }
+    return status;
+  };
   let extra: Promise<number | string> | undefined;
   for (let i = 0; i < command.count; i++) {
+    if (command.spreadMs) {
+      const due = started + (i * command.spreadMs) / command.count;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
     if (command.extra && i === command.extra.atIndex) {
       extra = send(command.extra.url, command.sourceAddress);
     }
-    pending.push(
-      send(`${command.targets[i % command.targets.length]}${command.path}`, command.sourceAddress),
-    );
+    const target = command.targets[i % command.targets.length];
+    pending.push(send(`${target}${command.path}`, command.sourceAddress).then(counted));
   }
   const statuses: Record<string, number> = {};
   for (const status of await Promise.all(pending)) {

@@ -8,13 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { transformFileSync } from '@swc/core';
-import type { BurstCommand, BurstResult } from '../load/burst-generator';
+import type { BurstCommand, BurstProgress, BurstResult } from '../load/burst-generator';
 
 export type { BurstResult };
 export type Burst = Omit<BurstCommand, 'id'>;
 
 export interface LoadGenerator {
-  burst(command: Burst): Promise<BurstResult>;
+  /** Sends a burst; `onProgress` runs once `command.notifyAfter` responses have arrived. */
+  burst(command: Burst, onProgress?: () => void): Promise<BurstResult>;
   close(): void;
 }
 
@@ -30,17 +31,24 @@ export function startLoadGenerator(): LoadGenerator {
   });
   process.on('exit', () => child.kill('SIGKILL'));
   const waiting = new Map<number, (result: BurstResult) => void>();
+  const progress = new Map<number, () => void>();
   createInterface({ input: child.stdout! }).on('line', (line) => {
-    const result = JSON.parse(line) as BurstResult;
-    waiting.get(result.id)?.(result);
-    waiting.delete(result.id);
+    const message = JSON.parse(line) as BurstResult | BurstProgress;
+    if ('progress' in message) {
+      progress.get(message.id)?.();
+      return;
+    }
+    waiting.get(message.id)?.(message);
+    waiting.delete(message.id);
+    progress.delete(message.id);
   });
   let nextId = 0;
   return {
-    burst(command) {
+    burst(command, onProgress) {
       const id = nextId++;
       return new Promise((resolve) => {
         waiting.set(id, resolve);
+        if (onProgress) progress.set(id, onProgress);
         child.stdin!.write(`${JSON.stringify({ ...command, id })}\n`);
       });
     },

@@ -66,6 +66,11 @@ export class RateLimitMetrics {
     help: 'Times the circuit breaker opened (consecutive Redis failures or timeouts)',
     registers: [this.registry],
   });
+  private readonly liveInstances = new Gauge({
+    name: 'rate_limit_live_instances',
+    help: 'Instances alive in the last heartbeat this instance saw (the memory fallback shares each limit among them)',
+    registers: [this.registry],
+  });
   /** Label children per policy and outcome, resolved once instead of on every request. */
   private readonly children = new Map<string, Partial<Record<Outcome, Counter.Internal>>>();
 
@@ -91,6 +96,10 @@ export class RateLimitMetrics {
   setCircuitOpen(open: boolean): void {
     this.circuit.set(open ? 1 : 0);
     if (open) this.circuitOpenings.inc();
+  }
+
+  setLiveInstances(count: number): void {
+    this.liveInstances.set(count);
   }
 
   private child(policy: string, outcome: Outcome): Counter.Internal {

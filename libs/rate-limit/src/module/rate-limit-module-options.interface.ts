@@ -38,6 +38,13 @@ export interface RateLimitModuleOptions {
   policies?: (RateLimitOptions & { name: string })[];
   /** @default 'memory' */
   onRedisError?: OnRedisError;
+  /**
+   * With `onRedisError: 'memory'`, the share of each limit (and burst) one instance admits on
+   * its own while Redis is unreachable, from 0 (exclusive) to 1. Rounded down, at least 1.
+   * @default 1 / the number of instances alive at the last heartbeat before the outage (the
+   * shares then add up to the limit; an instance that never reached Redis counts itself alone)
+   */
+  fallbackShare?: number;
   /** Longest wait for Redis per decision, in ms. @default 100 */
   commandTimeoutMs?: number;
   /** @default 'standard' */

@@ -9,7 +9,9 @@ import { PolicySync } from '../runtime/policy-sync.service';
 import { RedisPolicyOverrideStore } from '../runtime/redis-policy-override-store';
 import { PolicyRegistry } from '../registry/policy-registry';
 import { RouteTable } from '../registry/route-table';
+import { FallbackStore } from '../service/fallback-store';
 import { RateLimiterService } from '../service/rate-limiter.service';
+import { InstanceHeartbeat } from '../runtime/instance-heartbeat.service';
 import { MemoryStore } from '../store/memory/memory-store';
 import type { RateLimitStore } from '../store/rate-limit-store.interface';
 import { RedisConnection } from '../store/redis/redis-connection';
@@ -67,6 +69,13 @@ import { resolveModuleOptions, type RateLimitConfig } from './resolve-module-opt
           ? new RedisPolicyOverrideStore(connection.client, config.keys.prefix)
           : new MemoryPolicyOverrideStore(),
     },
+    InstanceHeartbeat,
+    {
+      provide: FallbackStore,
+      inject: [RATE_LIMIT_CONFIG, InstanceHeartbeat],
+      useFactory: (config: RateLimitConfig, heartbeat: InstanceHeartbeat) =>
+        new FallbackStore(new MemoryStore(), heartbeat, config.fallbackShare),
+    },
     PolicyRegistry,
     RouteTable,
     PolicySync,
@@ -86,6 +95,7 @@ import { resolveModuleOptions, type RateLimitConfig } from './resolve-module-opt
     RATE_LIMIT_STORE,
     RATE_LIMIT_OVERRIDES,
     RedisConnection,
+    InstanceHeartbeat,
   ],
 })
 export class RateLimitModule extends RateLimitConfigurableModule {}

@@ -26,6 +26,8 @@ export interface RateLimitConfig {
   readonly keys: KeyBuilder;
   readonly key: KeySource;
   readonly onRedisError: OnRedisError;
+  /** undefined: 1 / the live instances. */
+  readonly fallbackShare: number | undefined;
   readonly commandTimeoutMs: number;
   readonly headers: HeaderStyle;
   readonly apiKeyHeader: string;
@@ -70,6 +72,18 @@ function integerIn(
     );
   }
   return n;
+}
+
+function fraction(field: string, value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !(value > 0 && value <= 1)) {
+    throw new RateLimitConfigError(
+      WHERE,
+      field,
+      `must be a number above 0 and at most 1 (got ${JSON.stringify(value)})`,
+    );
+  }
+  return value;
 }
 
 function checkRedis(redis: unknown): void {
@@ -151,6 +165,7 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Rate
       ['memory', 'open', 'closed'],
       'memory',
     ),
+    fallbackShare: fraction('fallbackShare', options.fallbackShare),
     commandTimeoutMs: timeout,
     headers: oneOf('headers', options.headers, ['standard', 'ietf-draft', 'none'], 'standard'),
     apiKeyHeader,

@@ -34,8 +34,8 @@ export class MemoryPolicyOverrideStore implements PolicyOverrideStore {
     this.onReset = onReset;
   }
 
-  async announceReset(name: string): Promise<void> {
-    this.onReset?.(name);
+  async announceReset(name: string, tags: readonly string[]): Promise<void> {
+    this.onReset?.(name, tags);
   }
 
   async close(): Promise<void> {}

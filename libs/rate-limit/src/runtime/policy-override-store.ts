@@ -1,9 +1,9 @@
 import type { PolicyOverride } from '../admin/policy-view.interface';
 
-/** Someone (maybe another instance) changed a policy's override; null means removed. */
-/** An identity of the policy was reset on some instance. */
-export type ResetListener = (name: string) => void;
+/** Identities of the policy (their key tags) were reset on some instance. */
+export type ResetListener = (name: string, tags: readonly string[]) => void;
 
+/** Someone (maybe another instance) changed a policy's override; null means removed. */
 export type OverrideListener = (name: string, override: PolicyOverride | null) => void;
 
 /**
@@ -28,7 +28,10 @@ export interface PolicyOverrideStore {
    * listening, or after `waitMs` (the refresh interval covers a late subscription).
    */
   subscribe(listener: OverrideListener, waitMs: number, onReset?: ResetListener): Promise<void>;
-  /** Tells every instance that identities of the policy were reset (their cached rejections go). */
-  announceReset(name: string): Promise<void>;
+  /**
+   * Tells every instance that identities of the policy were reset: their state in each
+   * instance's memory fallback and their remembered rejections go too.
+   */
+  announceReset(name: string, tags: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }

@@ -45,7 +45,7 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
         void this.confirm(name);
       },
       SUBSCRIBE_WAIT_MS,
-      () => this.limiter.forgetRejections(),
+      (name, tags) => void this.limiter.forgetIdentities(name, tags),
     );
     await this.refresh();
     // A tick while a slow read (up to its 2 s timeout) is under way is skipped, not queued.

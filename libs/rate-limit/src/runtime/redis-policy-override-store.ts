@@ -14,6 +14,8 @@ interface ChangeMessage {
   name: string;
   override?: PolicyOverride | null;
   reset?: true;
+  /** The key tags of the identities reset (absent in messages of earlier builds: all of them). */
+  tags?: string[];
 }
 
 /**
@@ -104,8 +106,8 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
     if (subscriber) await closeClient(subscriber);
   }
 
-  async announceReset(name: string): Promise<void> {
-    await this.publish({ name, reset: true });
+  async announceReset(name: string, tags: readonly string[]): Promise<void> {
+    await this.publish({ name, reset: true, tags: [...tags] });
   }
 
   private async publish(message: ChangeMessage): Promise<void> {
@@ -116,7 +118,10 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
     try {
       const message = JSON.parse(raw) as ChangeMessage;
       if (typeof message.name !== 'string') return;
-      if (message.reset) return onReset?.(message.name);
+      if (message.reset) {
+        const tags = Array.isArray(message.tags) ? message.tags.filter(isString) : [];
+        return onReset?.(message.name, tags);
+      }
       const override =
         message.override && parseOverrideHash(encodeOverride(message.override)).override;
       listener(message.name, override ?? null);
@@ -124,4 +129,8 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
       this.logger.warn(`Ignored a malformed message on ${this.channel}`);
     }
   }
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
 }

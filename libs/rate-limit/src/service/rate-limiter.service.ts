@@ -12,7 +12,6 @@ import { MAX_LIMIT } from '../policy/policy-limits';
 import { PolicyRegistry } from '../registry/policy-registry';
 import { RateLimitMetrics } from '../metrics/rate-limit-metrics';
 import { PolicyStats } from '../runtime/policy-stats.service';
-import { MemoryStore } from '../store/memory/memory-store';
 import type {
   RateLimitStore,
   StoreEntry,
@@ -20,6 +19,7 @@ import type {
   StoreReply,
 } from '../store/rate-limit-store.interface';
 import { BlockedCache } from './blocked-cache';
+import { FallbackStore } from './fallback-store';
 import { toDecision } from './to-decision';
 
 /** One policy to apply to one identity. */
@@ -60,13 +60,17 @@ export class RateLimiterService implements OnModuleDestroy {
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     private readonly registry: PolicyRegistry,
-    private readonly insurance: MemoryStore,
+    private readonly insurance: FallbackStore,
     private readonly stats: PolicyStats,
     private readonly metrics: RateLimitMetrics,
     @Inject(RATE_LIMIT_OVERRIDES) private readonly overrides: PolicyOverrideStore,
   ) {
     registry.onChange(() => this.forgetRejections());
+    this.notes = config.onRedisError === 'memory';
   }
+
+  /** Whether what Redis says is left is kept for the memory fallback (onRedisError 'memory'). */
+  private readonly notes: boolean;
 
   /** Charges `cost` to `identity` under a registered policy. */
   async consume(
@@ -111,17 +115,31 @@ export class RateLimiterService implements OnModuleDestroy {
   }
 
   private async resetTags(policyName: string, tags: readonly string[]): Promise<void> {
-    const policy = this.policy(policyName);
-    const keys = tags.flatMap((tag) =>
+    const keys = this.keysOf(this.policy(policyName), tags);
+    await Promise.all([this.store.delete(keys), this.insurance.delete(keys)]);
+    this.forgetRejections();
+    // Other instances hold this identity's state in their fallback and remember its rejections.
+    await this.overrides.announceReset(policyName, tags);
+  }
+
+  /**
+   * Forgets what this instance holds of identities another instance reset: their state in the
+   * memory fallback, and remembered rejections.
+   */
+  async forgetIdentities(policyName: string, tags: readonly string[]): Promise<void> {
+    this.forgetRejections();
+    const policy = this.registry.get(policyName);
+    if (policy) await this.insurance.delete(this.keysOf(policy, tags));
+  }
+
+  /** Every key an identity may have under a policy, whatever algorithm wrote it. */
+  private keysOf(policy: RateLimitPolicy, tags: readonly string[]): string[] {
+    return tags.flatMap((tag) =>
       RATE_LIMIT_ALGORITHMS.flatMap((algo) => {
         const key = this.config.keys.stateKey(tag, { ...policy, algo });
         return [key, this.config.keys.blockKey(key)];
       }),
     );
-    await Promise.all([this.store.delete(keys), this.insurance.delete(keys)]);
-    this.forgetRejections();
-    // Other instances may remember this identity's rejections too.
-    await this.overrides.announceReset(policyName);
   }
 
   /** Forgets remembered rejections (a reset or a policy change may let them through sooner). */
@@ -224,6 +242,9 @@ export class RateLimiterService implements OnModuleDestroy {
     }
     this.recovered();
     const replies = settled.map((s) => (s as PromiseFulfilledResult<StoreReply>).value);
+    if (op === 'consume' && this.notes) {
+      groups.forEach((group, i) => this.insurance.note(group.entries, replies[i]));
+    }
     if (op === 'consume' && replies.some((r) => !r.admitted)) {
       await this.refund(groups, settled, nowUs);
     }
@@ -244,6 +265,7 @@ export class RateLimiterService implements OnModuleDestroy {
       return this.fallback(op, requests, groups, error as Error, nowUs);
     }
     this.recovered();
+    if (op === 'consume' && this.notes) this.insurance.note(groups[0].entries, reply);
     return this.verdict(requests, groups, [reply], 'redis', false);
   }
 

@@ -59,6 +59,10 @@ export class MemoryStore implements RateLimitStore {
     clearInterval(this.sweeper);
   }
 
+  onModuleDestroy(): void {
+    this.close();
+  }
+
   decideSync(op: StoreOp, entries: readonly StoreEntry[], now: number): StoreReply {
     const params = entries.map((entry) => toParams(entry, now));
     if (op === 'refund') {

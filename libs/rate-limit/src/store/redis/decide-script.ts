@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { RATE_LIMIT_ALGORITHMS, type RateLimitAlgorithm } from '../../policy/rate-limit-algorithm';
+import { LUA_DIR, readLuaFile } from './lua-file';
 import { RedisScript } from './redis-script';
 
 /** The decide script for every algorithm, and one per algorithm. */
@@ -9,28 +8,14 @@ export interface DecideScripts {
   readonly byAlgorithm: Readonly<Record<RateLimitAlgorithm, RedisScript>>;
 }
 
-function readPart(dir: string, part: string): string {
-  const path = join(dir, `${part}.lua`);
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new Error(
-      `Rate limit Lua script missing: ${path} (was the build's asset copy skipped?)`,
-      {
-        cause: error,
-      },
-    );
-  }
-}
-
 /**
  * Assembles lua/*.lua into decide scripts: the prelude, the algorithms, then the entry point
  * (Redis runs one chunk per EVAL). Every call re-creates the chunk's functions, so a request
  * whose policies share one algorithm runs the script holding only that algorithm.
  */
-export function loadDecideScripts(dir: string = join(__dirname, 'lua')): DecideScripts {
+export function loadDecideScripts(dir: string = LUA_DIR): DecideScripts {
   const text = Object.fromEntries(
-    ['prelude', ...RATE_LIMIT_ALGORITHMS, 'decide'].map((p) => [p, readPart(dir, p)]),
+    ['prelude', ...RATE_LIMIT_ALGORITHMS, 'decide'].map((p) => [p, readLuaFile(p, dir)]),
   );
   const assemble = (algorithms: readonly string[]): string =>
     [text.prelude, ...algorithms.map((a) => text[a]), text.decide].join('\n');

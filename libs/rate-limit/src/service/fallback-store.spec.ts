@@ -1,0 +1,134 @@
+import { normalizePolicy } from '../policy/normalize-policy';
+import type { RateLimitAlgorithm } from '../policy/rate-limit-algorithm';
+import { RATE_LIMIT_ALGORITHMS } from '../policy/rate-limit-algorithm';
+import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
+import type { InstanceStanding } from '../runtime/instance-heartbeat.service';
+import { MemoryStore } from '../store/memory/memory-store';
+import type { StoreEntry, StoreReply } from '../store/rate-limit-store.interface';
+import { FallbackStore } from './fallback-store';
+import { shareOf, splitOf } from './outage-share';
+
+const YEAR_MS = 365 * 86_400_000;
+const policy = (algo: RateLimitAlgorithm, limit = 50, mode: 'enforce' | 'shadow' = 'enforce') =>
+  normalizePolicy({ algo, limit, window: YEAR_MS, mode }, `p-${algo}`, 'test');
+const entry = (p: RateLimitPolicy, key = 'k'): StoreEntry => ({
+  key: `${key}:${p.algo}`,
+  blockKey: `${key}:${p.algo}:block`,
+  policy: p,
+  cost: 1,
+});
+
+const stores: FallbackStore[] = [];
+function fleet(instances: number, fraction?: number): FallbackStore[] {
+  return Array.from({ length: instances }, (_, rank) => {
+    const standing: InstanceStanding = { instances, rank };
+    const store = new FallbackStore(new MemoryStore(), { standing }, fraction);
+    stores.push(store);
+    return store;
+  });
+}
+afterAll(() => stores.forEach((s) => s.close()));
+
+/** Consumes until the store refuses (at most `max` tries); answers how many it admitted. */
+async function admits(store: FallbackStore, e: StoreEntry, max = 1_000): Promise<number> {
+  let admitted = 0;
+  while (admitted < max && (await store.decide('consume', [e])).admitted) admitted++;
+  return admitted;
+}
+
+/** What Redis would answer for a single policy with `remaining` left until `resetMs`. */
+const redisSaid = (remaining: number, resetMs = 60_000): StoreReply => ({
+  admitted: remaining > 0,
+  outcomes: [{ allowed: remaining > 0, remaining, resetMs, retryAfterMs: 0, reason: 0 }],
+});
+
+describe('outage shares', () => {
+  it('split a value into parts that add up to it exactly, for any number of instances', () => {
+    for (let instances = 1; instances <= 7; instances++) {
+      for (const value of [0, 1, 2, 5, 49, 50, 51, 1_000_000_000]) {
+        const parts = Array.from({ length: instances }, (_, rank) =>
+          splitOf(value, { instances, rank }, undefined),
+        );
+        expect(parts.reduce((a, b) => a + b, 0)).toBe(value);
+        expect(Math.max(...parts) - Math.min(...parts)).toBeLessThanOrEqual(1);
+      }
+    }
+  });
+
+  it('never share a threshold down to nothing', () => {
+    expect(shareOf(2, { instances: 5, rank: 4 }, undefined)).toBe(1);
+    expect(shareOf(3, { instances: 1, rank: 0 }, 0.1)).toBe(1);
+  });
+});
+
+describe('FallbackStore (memory fallback while Redis is away)', () => {
+  it.each(RATE_LIMIT_ALGORITHMS)(
+    '%s: three instances together admit the limit for a client Redis never saw',
+    async (algo) => {
+      const p = policy(algo);
+      const counts = await Promise.all(fleet(3).map((s) => admits(s, entry(p))));
+      expect(counts).toEqual([17, 17, 16]);
+    },
+  );
+
+  it.each(RATE_LIMIT_ALGORITHMS)(
+    '%s: they admit what Redis last said was left, not a fresh limit',
+    async (algo) => {
+      const p = policy(algo);
+      const instances = fleet(3);
+      // Redis admitted 30 of 50 before it went away: 20 left, seen by every instance.
+      instances.forEach((s) => s.note([entry(p)], redisSaid(20)));
+      const counts = await Promise.all(instances.map((s) => admits(s, entry(p))));
+      expect(counts).toEqual([7, 7, 6]);
+    },
+  );
+
+  it('refuses a client Redis said was at its limit until that reset time, charging nothing', async () => {
+    const p = policy('fixed-window');
+    const [store] = fleet(2);
+    store.note([entry(p)], redisSaid(0, 5_000));
+    const reply = await store.decide('consume', [entry(p)]);
+    expect(reply.admitted).toBe(false);
+    expect(reply.outcomes[0]).toMatchObject({ allowed: false, remaining: 0, reason: 1 });
+    expect(reply.outcomes[0].retryAfterMs).toBeGreaterThan(4_900);
+    expect(reply.outcomes[0].retryAfterMs).toBeLessThanOrEqual(5_000);
+    // Nothing charged: the memory still holds a whole share once the note is gone.
+    await store.delete([entry(p).key]);
+    expect(await admits(store, entry(p))).toBe(25);
+  });
+
+  it('reports the smaller of the memory share and what Redis left as remaining', async () => {
+    const p = policy('gcra');
+    const [store] = fleet(1);
+    store.note([entry(p)], redisSaid(3));
+    const reply = await store.decide('consume', [entry(p)]);
+    expect(reply.outcomes[0]).toMatchObject({ allowed: true, remaining: 2 });
+  });
+
+  it('ignores notes about shadow policies and forgets notes on delete (a reset)', async () => {
+    const shadow = policy('token-bucket', 50, 'shadow');
+    const enforced = policy('token-bucket', 4);
+    const [store] = fleet(1);
+    store.note([entry(shadow), entry(enforced)], {
+      admitted: false,
+      outcomes: [redisSaid(0).outcomes[0], redisSaid(0).outcomes[0]],
+    });
+    expect((await store.decide('consume', [entry(shadow)])).admitted).toBe(true);
+    expect((await store.decide('consume', [entry(enforced)])).admitted).toBe(false);
+    await store.delete([entry(enforced).key]);
+    expect(await admits(store, entry(enforced))).toBe(4);
+  });
+
+  it('forgets a note once its reset time has passed (an idle key needs none)', async () => {
+    const p = policy('sliding-window', 10);
+    const [store] = fleet(1);
+    store.note([entry(p)], redisSaid(0, 0));
+    expect(await admits(store, entry(p))).toBe(10);
+  });
+
+  it('with a fixed fraction, each instance admits that part whatever the instance count', async () => {
+    const p = policy('leaky-bucket', 50);
+    const counts = await Promise.all(fleet(3, 0.5).map((s) => admits(s, entry(p, 'f'))));
+    expect(counts).toEqual([25, 25, 25]);
+  });
+});

@@ -1,0 +1,115 @@
+import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
+import type { InstanceHeartbeat, InstanceStanding } from '../runtime/instance-heartbeat.service';
+import type { MemoryStore } from '../store/memory/memory-store';
+import type {
+  StoreEntry,
+  StoreOp,
+  StoreOutcome,
+  StoreReply,
+} from '../store/rate-limit-store.interface';
+import { sharedPolicy } from './outage-share';
+import { RedisRemaining } from './redis-remaining';
+
+interface Shared {
+  readonly standing: InstanceStanding;
+  readonly policy: RateLimitPolicy;
+}
+
+/** Client keys whose last Redis reply is remembered for the fallback. */
+const DEFAULT_REMEMBERED_KEYS = 100_000;
+const LIMIT_REACHED = 1;
+
+/**
+ * The memory fallback of `onRedisError: 'memory'`: while Redis is unreachable, each instance
+ * decides on its own, with its share of every limit (see outage-share.ts), so that the live
+ * instances together admit about the limit instead of the limit each. For a client key Redis
+ * answered about, the share is of what Redis last said was left (see redis-remaining.ts).
+ */
+export class FallbackStore {
+  /** Per policy object (a new one on every override), the shared version for a standing. */
+  private readonly shared = new WeakMap<RateLimitPolicy, Shared>();
+  private readonly remaining: RedisRemaining;
+
+  constructor(
+    /** Where the fallback's own decisions are kept. */
+    readonly memory: MemoryStore,
+    private readonly heartbeat: Pick<InstanceHeartbeat, 'standing'>,
+    /** A fixed share of each threshold; undefined: 1 / the live instances. */
+    private readonly fraction: number | undefined,
+    rememberedKeys = DEFAULT_REMEMBERED_KEYS,
+  ) {
+    this.remaining = new RedisRemaining(rememberedKeys);
+  }
+
+  /** Remembers what Redis said is left of each key after a consume call. */
+  note(entries: readonly StoreEntry[], reply: StoreReply): void {
+    this.remaining.note(entries, reply);
+  }
+
+  async decide(op: StoreOp, entries: readonly StoreEntry[], nowUs?: number): Promise<StoreReply> {
+    const shared = entries.map((entry) => ({ ...entry, policy: this.policyFor(entry.policy) }));
+    if (op !== 'consume') return this.memory.decide(op, shared, nowUs);
+    const standing = this.heartbeat.standing;
+    const allowances = entries.map((e) =>
+      e.policy.mode === 'shadow'
+        ? undefined
+        : this.remaining.allowance(e.key, standing, this.fraction),
+    );
+    const short = allowances.findIndex((a, i) => a !== undefined && a < entries[i].cost);
+    if (short !== -1) {
+      // Nothing is charged: this policy's share of what Redis left is used up.
+      const { outcomes } = await this.memory.decide('peek', shared, nowUs);
+      return {
+        admitted: false,
+        outcomes: outcomes.map((o, i) =>
+          i === short ? this.exhausted(entries[i].key, allowances[i]!) : o,
+        ),
+      };
+    }
+    const reply = await this.memory.decide('consume', shared, nowUs);
+    if (!reply.admitted) return reply;
+    return {
+      admitted: true,
+      outcomes: reply.outcomes.map((o, i) => {
+        const allowance = allowances[i];
+        if (allowance === undefined || !o.allowed) return o;
+        this.remaining.spend(entries[i].key, entries[i].cost);
+        return { ...o, remaining: Math.min(o.remaining, allowance - entries[i].cost) };
+      }),
+    };
+  }
+
+  /** Whether the fallback holds anything about the key (its own state, or what Redis said). */
+  holds(key: string): boolean {
+    return this.remaining.has(key) || this.memory.keyspace.get(key) !== undefined;
+  }
+
+  delete(keys: readonly string[]): Promise<void> {
+    this.remaining.delete(keys);
+    return this.memory.delete(keys);
+  }
+
+  close(): void {
+    this.memory.close();
+  }
+
+  private exhausted(key: string, allowance: number): StoreOutcome {
+    const waitMs = this.remaining.resetMs(key);
+    return {
+      allowed: false,
+      remaining: Math.max(0, allowance),
+      resetMs: waitMs,
+      retryAfterMs: waitMs,
+      reason: LIMIT_REACHED,
+    };
+  }
+
+  private policyFor(policy: RateLimitPolicy): RateLimitPolicy {
+    const standing = this.heartbeat.standing;
+    const known = this.shared.get(policy);
+    if (known?.standing === standing) return known.policy;
+    const shared = sharedPolicy(policy, standing, this.fraction);
+    this.shared.set(policy, { standing, policy: shared });
+    return shared;
+  }
+}
