@@ -24,5 +24,12 @@ export interface MemoryAlgorithm<S extends CheckResult = CheckResult> {
   refund(p: AlgorithmParams, ks: MemoryKeyspace): void;
 }
 
-/** As `to_ms` in lua/prelude.lua: rounded to the microsecond, then up to the millisecond. */
-export const toMs = (us: number): number => Math.ceil(Math.floor(us + 0.5) / 1000);
+/** As `MAX_MS` in lua/prelude.lua: the longest expiry or wait, 2^45 ms (about 1,100 years). */
+export const MAX_MS = 2 ** 45;
+
+/**
+ * As `to_ms` in lua/prelude.lua: rounded to the microsecond, then up to the millisecond, at most
+ * MAX_MS.
+ */
+export const toMs = (us: number): number =>
+  Math.min(MAX_MS, Math.ceil(Math.floor(us + 0.5) / 1000));

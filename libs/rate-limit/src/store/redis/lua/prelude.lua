@@ -16,8 +16,13 @@ local algorithms = {}
 local function int(n) return format('%d', n) end
 local function num(n) return format('%.17g', n) end
 
+-- The longest expiry and wait kept or reported, 2^45 ms (about 1,100 years): valid thresholds
+-- reach 3e19 ms (a bucket of 1e9 refilled one per 366 days), which Redis cannot take as PX and
+-- an integer reply cannot hold. State is forgotten after that long, never a script failure.
+local MAX_MS = 35184372088832
+
 -- Rounded to the microsecond first, so float noise (1999000.0000000012 us) does not add a ms.
-local function to_ms(us) return ceil(floor(us + 0.5) / 1000) end
+local function to_ms(us) return min(MAX_MS, ceil(floor(us + 0.5) / 1000)) end
 
 -- An expiry must be at least 1 ms (Redis refuses PX 0): a unit shorter than 0.5 us rounds to 0.
 local function px(us) return max(1, to_ms(us)) end

@@ -1,0 +1,98 @@
+import { RATE_LIMIT_ALGORITHMS } from '../src/policy/rate-limit-algorithm';
+import { MAX_LIMIT, MAX_WINDOW_MS } from '../src/policy/policy-limits';
+import {
+  Client,
+  memoryFactory,
+  policy,
+  redisFactory,
+  type StoreFactory,
+  type StoreUnderTest,
+} from './support/store-harness';
+
+/** The longest expiry or wait either store keeps or reports: 2^45 ms, about 1,100 years. */
+const MAX_MS = 2 ** 45;
+
+/**
+ * Every value validation accepts must be decidable: an expiry like "one token of a billion per
+ * 366 days" (3e19 ms) once overflowed the script's %d and made SET fail, failing the whole batch
+ * (other clients' decisions too) after earlier keys were written. Waits and expiries beyond
+ * about 1,100 years are capped, identically in both stores.
+ */
+const EXTREMES = [
+  { limit: 1, burst: MAX_LIMIT, window: MAX_WINDOW_MS },
+  { limit: MAX_LIMIT, burst: MAX_LIMIT, window: MAX_WINDOW_MS },
+  { limit: 1, burst: 1, window: MAX_WINDOW_MS },
+  { limit: MAX_LIMIT, burst: MAX_LIMIT, window: 1 },
+];
+
+const redis = redisFactory();
+const factories: StoreFactory[] = [redis, memoryFactory()];
+
+describe.each(factories)('extreme valid thresholds: $name store', (factory) => {
+  let sut: StoreUnderTest;
+
+  beforeAll(() => factory.setup());
+  afterAll(() => factory.teardown());
+  beforeEach(async () => {
+    sut = await factory.create();
+  });
+
+  describe.each(RATE_LIMIT_ALGORITHMS)('%s', (algo) => {
+    it.each(EXTREMES)(
+      'limit $limit, burst $burst, window $window ms: decided, expiry and waits capped',
+      async (thresholds) => {
+        const p = policy({ algo, ...thresholds });
+        const client = new Client(sut, 'ip:203.0.113.9');
+        const capacity = algo.includes('bucket') || algo === 'gcra' ? p.burst : p.limit;
+        // The whole capacity at once (the sliding log writes one member per unit: a few then).
+        const cost = algo === 'sliding-window' ? Math.min(capacity, 3) : capacity;
+        const first = await client.hit(p, undefined, cost);
+        expect(first).toMatchObject({ allowed: true, reason: 0 });
+        for (const field of ['resetMs', 'retryAfterMs'] as const) {
+          expect(first[field]).toBeGreaterThanOrEqual(0);
+          expect(first[field]).toBeLessThanOrEqual(MAX_MS);
+        }
+        const pttl = await sut.pttl(client.entry(p).key);
+        // Some states need no key at all, or less than a millisecond more (a 1 ms window).
+        if (pttl !== -2) {
+          expect(pttl).toBeGreaterThanOrEqual(0);
+          expect(pttl).toBeLessThanOrEqual(MAX_MS);
+        }
+        // Used up: a refusal whose wait is capped too.
+        if (cost === capacity && thresholds.window === MAX_WINDOW_MS) {
+          const refused = await client.hit(p);
+          expect(refused).toMatchObject({ allowed: false, reason: 1 });
+          expect(refused.retryAfterMs).toBeGreaterThan(0);
+          expect(refused.retryAfterMs).toBeLessThanOrEqual(MAX_MS);
+        }
+      },
+    );
+  });
+});
+
+describe('one batch, one extreme group: the other groups are decided as usual', () => {
+  let sut: StoreUnderTest;
+
+  beforeAll(() => redis.setup());
+  afterAll(() => redis.teardown());
+  beforeEach(async () => {
+    sut = await redis.create();
+  });
+
+  it.each(['token-bucket', 'leaky-bucket', 'gcra'] as const)(
+    '%s: limit 1, burst 1e9, window 366 d beside 20 ordinary clients',
+    async (algo) => {
+      const extreme = policy({ algo, limit: 1, burst: MAX_LIMIT, window: MAX_WINDOW_MS }, 'x');
+      const ordinary = policy({ algo: 'fixed-window', limit: 5, window: 60_000 }, 'o');
+      // Made in one event-loop turn: the batcher sends them as one script call.
+      const calls = [
+        ...Array.from({ length: 10 }, (_, i) => new Client(sut, `ip:10.0.0.${i}`).hit(ordinary)),
+        new Client(sut, 'ip:10.9.9.9').hit(extreme, undefined, MAX_LIMIT),
+        ...Array.from({ length: 10 }, (_, i) => new Client(sut, `ip:10.0.1.${i}`).hit(ordinary)),
+      ];
+      const outcomes = await Promise.all(calls);
+      expect(outcomes.every((o) => o.allowed)).toBe(true);
+      expect(outcomes.filter((o) => o.remaining === 4)).toHaveLength(20);
+    },
+  );
+});
