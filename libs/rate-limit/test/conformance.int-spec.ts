@@ -272,9 +272,38 @@ describe.each(factories)('conformance: $name store', (factory) => {
       for (const algo of RATE_LIMIT_ALGORITHMS) {
         const p = policy({ algo, limit: 5, window: 10_000 }, `refund-${algo}`);
         await hits(p, T0, 3);
-        await client.run('refund', [p], T0);
+        await client.refund(p, T0, T0);
         expect([algo, (await client.peek(p, T0)).remaining]).toEqual([algo, 3]);
       }
+    });
+
+    it('fixed-window: a refund after the window rolled over leaves the new window alone', async () => {
+      const p = policy({ algo: 'fixed-window', limit: 5, window: 10_000 });
+      const end = (Math.floor(T0 / 10_000) + 1) * 10_000;
+      await client.hit(p, end - 1); // charged in the window that is about to end
+      await hits(p, end, 2);
+      await client.refund(p, end + 1, end - 1);
+      expect((await client.hit(p, end + 2)).remaining).toBe(2);
+    });
+
+    it('sliding-window-counter: a refund after the rollover gives back to the previous window', async () => {
+      const p = policy({ algo: 'sliding-window-counter', limit: 10, window: 10_000 });
+      const end = (Math.floor(T0 / 10_000) + 1) * 10_000;
+      await hits(p, end - 1, 6);
+      await hits(p, end + 1, 2);
+      await client.refund(p, end + 2, end - 1);
+      // Half-way: 5 of the previous window weigh 2.5, plus 2 in this one and 1 more: 5.5 used.
+      expect(await client.hit(p, end + 5_000)).toMatchObject({ allowed: true, remaining: 4 });
+    });
+
+    it('sliding-window: a refund removes the members it charged, not newer ones', async () => {
+      const p = policy({ algo: 'sliding-window', limit: 2, window: 10_000 });
+      await client.hit(p, T0);
+      await client.hit(p, T0 + 5_000);
+      await client.refund(p, T0 + 5_001, T0);
+      expect((await client.hit(p, T0 + 5_002)).allowed).toBe(true);
+      // T0 + 5 s and T0 + 5.002 s are both still in the window.
+      expect((await client.hit(p, T0 + 12_000)).allowed).toBe(false);
     });
 
     it('hostile identities cannot escape their hash tag or collide', async () => {

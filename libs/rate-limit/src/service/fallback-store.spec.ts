@@ -38,6 +38,7 @@ async function admits(store: FallbackStore, e: StoreEntry, max = 1_000): Promise
 
 /** What Redis would answer for a single policy with `remaining` left until `resetMs`. */
 const redisSaid = (remaining: number, resetMs = 60_000): StoreReply => ({
+  decidedAtUs: 0,
   admitted: remaining > 0,
   outcomes: [{ allowed: remaining > 0, remaining, resetMs, retryAfterMs: 0, reason: 0 }],
 });
@@ -111,6 +112,7 @@ describe('FallbackStore (memory fallback while Redis is away)', () => {
     const [store] = fleet(1);
     store.note([entry(shadow), entry(enforced)], {
       admitted: false,
+      decidedAtUs: 0,
       outcomes: [redisSaid(0).outcomes[0], redisSaid(0).outcomes[0]],
     });
     expect((await store.decide('consume', [entry(shadow)])).admitted).toBe(true);

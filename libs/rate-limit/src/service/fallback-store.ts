@@ -48,6 +48,7 @@ export class FallbackStore {
 
   async decide(op: StoreOp, entries: readonly StoreEntry[], nowUs?: number): Promise<StoreReply> {
     const shared = entries.map((entry) => ({ ...entry, policy: this.policyFor(entry.policy) }));
+    // A refund never reaches the fallback: it decides every group of a request in one call.
     if (op !== 'consume') return this.memory.decide(op, shared, nowUs);
     const standing = this.heartbeat.standing;
     const allowances = entries.map((e) =>
@@ -58,9 +59,10 @@ export class FallbackStore {
     const short = allowances.findIndex((a, i) => a !== undefined && a < entries[i].cost);
     if (short !== -1) {
       // Nothing is charged: this policy's share of what Redis left is used up.
-      const { outcomes } = await this.memory.decide('peek', shared, nowUs);
+      const { outcomes, decidedAtUs } = await this.memory.decide('peek', shared, nowUs);
       return {
         admitted: false,
+        decidedAtUs,
         outcomes: outcomes.map((o, i) =>
           i === short ? this.exhausted(entries[i].key, allowances[i]!) : o,
         ),
@@ -69,7 +71,7 @@ export class FallbackStore {
     const reply = await this.memory.decide('consume', shared, nowUs);
     if (!reply.admitted) return reply;
     return {
-      admitted: true,
+      ...reply,
       outcomes: reply.outcomes.map((o, i) => {
         const allowance = allowances[i];
         if (allowance === undefined || !o.allowed) return o;

@@ -302,8 +302,9 @@ export class RateLimiterService implements OnModuleDestroy {
     const refunds = groups.flatMap((group, i) => {
       const result = settled[i];
       if (result.status !== 'fulfilled' || !result.value.admitted) return [];
-      const charged = group.entries.filter((_, j) => result.value.outcomes[j].allowed);
-      return charged.length > 0 ? [this.store.decide('refund', charged, nowUs)] : [];
+      const { outcomes, decidedAtUs } = result.value;
+      const charged = group.entries.filter((_, j) => outcomes[j].allowed);
+      return charged.length > 0 ? [this.store.decide('refund', charged, nowUs, decidedAtUs)] : [];
     });
     const failed = (await Promise.allSettled(refunds)).filter((r) => r.status === 'rejected');
     if (failed.length > 0)

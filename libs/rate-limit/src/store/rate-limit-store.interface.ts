@@ -26,6 +26,8 @@ export interface StoreReply {
   /** Every enforced policy admitted the request, so every admitting policy was charged. */
   readonly admitted: boolean;
   readonly outcomes: readonly StoreOutcome[];
+  /** The store's time of the decision (µs): a refund names it, so it gives back to that window. */
+  readonly decidedAtUs: number;
 }
 
 /**
@@ -34,7 +36,16 @@ export interface StoreReply {
  */
 export interface RateLimitStore {
   readonly kind: 'redis' | 'memory';
-  decide(op: StoreOp, entries: readonly StoreEntry[], nowUs?: number): Promise<StoreReply>;
+  /**
+   * `chargedAtUs` (refund only): the `decidedAtUs` of the consume being refunded; the window
+   * algorithms give back to the window that was charged, which may have ended since.
+   */
+  decide(
+    op: StoreOp,
+    entries: readonly StoreEntry[],
+    nowUs?: number,
+    chargedAtUs?: number,
+  ): Promise<StoreReply>;
   delete(keys: readonly string[]): Promise<void>;
   /**
    * Keys matching a glob (`*` only), a page at a time without blocking the store; `cursor` null

@@ -133,6 +133,12 @@ export class Client {
     return (await this.run('consume', [p], nowMs, cost)).outcomes[0];
   }
 
+  /** Gives back `cost` charged at `chargedAtMs` (the refund of an all-or-nothing request). */
+  async refund(p: RateLimitPolicy, nowMs: number, chargedAtMs: number, cost = 1): Promise<void> {
+    const us = (ms: number) => Math.round(ms * 1000);
+    await this.sut.store.decide('refund', [this.entry(p, cost)], us(nowMs), us(chargedAtMs));
+  }
+
   async peek(p: RateLimitPolicy, nowMs?: number): Promise<StoreOutcome> {
     return (await this.run('peek', [p], nowMs, 0)).outcomes[0];
   }

@@ -37,8 +37,13 @@ export class MemoryStore implements RateLimitStore {
   readonly keyspace = new MemoryKeyspace();
   private readonly sweeper = setInterval(() => this.keyspace.sweep(), SWEEP_INTERVAL_MS).unref();
 
-  async decide(op: StoreOp, entries: readonly StoreEntry[], nowUs?: number): Promise<StoreReply> {
-    return this.decideSync(op, entries, nowUs ?? clockUs());
+  async decide(
+    op: StoreOp,
+    entries: readonly StoreEntry[],
+    nowUs?: number,
+    chargedAtUs?: number,
+  ): Promise<StoreReply> {
+    return this.decideSync(op, entries, nowUs ?? clockUs(), chargedAtUs);
   }
 
   async delete(keys: readonly string[]): Promise<void> {
@@ -63,18 +68,23 @@ export class MemoryStore implements RateLimitStore {
     this.close();
   }
 
-  decideSync(op: StoreOp, entries: readonly StoreEntry[], now: number): StoreReply {
-    const params = entries.map((entry) => toParams(entry, now));
+  decideSync(
+    op: StoreOp,
+    entries: readonly StoreEntry[],
+    now: number,
+    chargedAtUs: number = now,
+  ): StoreReply {
+    const params = entries.map((entry) => toParams(entry, now, chargedAtUs));
     if (op === 'refund') {
       params.forEach((p, i) => MEMORY_ALGORITHMS[entries[i].policy.algo].refund(p, this.keyspace));
-      return { admitted: true, outcomes: [] };
+      return { admitted: true, outcomes: [], decidedAtUs: now };
     }
     const states = params.map((p, i) => this.check(entries[i], p));
     const admitted = states.every((st, i) => st.allowed || entries[i].policy.mode === 'shadow');
     if (op === 'consume') {
       states.forEach((st, i) => this.commitOrPenalize(entries[i], params[i], st, admitted));
     }
-    return { admitted, outcomes: states.map(toOutcome) };
+    return { admitted, outcomes: states.map(toOutcome), decidedAtUs: now };
   }
 
   private check(entry: StoreEntry, p: AlgorithmParams): Checked {
@@ -116,9 +126,10 @@ export class MemoryStore implements RateLimitStore {
   }
 }
 
-function toParams(entry: StoreEntry, now: number): AlgorithmParams {
+function toParams(entry: StoreEntry, now: number, charged: number): AlgorithmParams {
   const { limit, windowMs, burst } = entry.policy;
-  return { key: entry.key, now, limit, windowUs: windowMs * 1000, burst, cost: entry.cost };
+  const windowUs = windowMs * 1000;
+  return { key: entry.key, now, limit, windowUs, burst, cost: entry.cost, charged };
 }
 
 /** As the reply of lua/decide.lua: a refusal always says "retry after" at least 1 ms. */

@@ -27,6 +27,7 @@ describe('encodeDecideCall', () => {
     expect(call.args).toEqual([
       'consume',
       '',
+      '',
       2,
       ...['gcra', 5, 10_000, 5, 0, 0],
       ...['fixed-window', 2, 60_000, 2, 300_000, 1],
@@ -38,6 +39,12 @@ describe('encodeDecideCall', () => {
   it('passes an explicit time in whole microseconds', () => {
     expect(encodeDecideCall('peek', [[entry('a')]], 1_234_567.9).args[1]).toBe(1_234_567);
   });
+
+  it('names the time a refunded cost was charged, and nothing for other calls', () => {
+    const refund = encodeDecideCall('refund', [[entry('a')]], undefined, 7_000_000.4);
+    expect(refund.args.slice(0, 3)).toEqual(['refund', '', 7_000_000]);
+    expect(encodeDecideCall('consume', [[entry('a')]], undefined).args[2]).toBe('');
+  });
 });
 
 describe('parseDecideReply', () => {
@@ -45,11 +52,15 @@ describe('parseDecideReply', () => {
 
   it('splits the flat reply per group and keeps a failed group to itself', () => {
     const replies = parseDecideReply(
-      [0, 1, 4, 100, 0, 0, 0, 0, 900, 900, 1, -1, 'WRONGTYPE Operation', 1, 1, 3, 50, 0, 0],
+      [
+        ...[1_700_000_000_000_000, 0, 1, 4, 100, 0, 0, 0, 0, 900, 900, 1],
+        ...[-1, 'WRONGTYPE Operation', 1, 1, 3, 50, 0, 0],
+      ],
       groups,
     );
     expect(replies[0]).toEqual({
       admitted: false,
+      decidedAtUs: 1_700_000_000_000_000,
       outcomes: [
         { allowed: true, remaining: 4, resetMs: 100, retryAfterMs: 0, reason: 0 },
         { allowed: false, remaining: 0, resetMs: 900, retryAfterMs: 900, reason: 1 },
@@ -57,12 +68,20 @@ describe('parseDecideReply', () => {
     });
     expect(replies[1]).toBeInstanceOf(RateLimitStoreError);
     expect((replies[1] as Error).message).toContain('WRONGTYPE');
-    expect(replies[2]).toMatchObject({ admitted: true, outcomes: [{ remaining: 3 }] });
+    expect(replies[2]).toMatchObject({
+      admitted: true,
+      decidedAtUs: 1_700_000_000_000_000,
+      outcomes: [{ remaining: 3 }],
+    });
   });
 
   it('refuses a reply of the wrong shape', () => {
-    expect(() => parseDecideReply([1, 1, 4], [[entry('a')]])).toThrow(RateLimitStoreError);
-    expect(() => parseDecideReply([1, 1, 4, 0, 0, 0, 7], [[entry('a')]])).toThrow(
+    expect(() => parseDecideReply([9, 1, 1, 4], [[entry('a')]])).toThrow(RateLimitStoreError);
+    expect(() => parseDecideReply([9, 1, 1, 4, 0, 0, 0, 7], [[entry('a')]])).toThrow(
+      /Unexpected reply/,
+    );
+    // Without the leading time.
+    expect(() => parseDecideReply(['1', 1, 4, 0, 0, 0], [[entry('a')]])).toThrow(
       /Unexpected reply/,
     );
     expect(() => parseDecideReply('OK', [[entry('a')]])).toThrow(RateLimitStoreError);

@@ -27,6 +27,7 @@ export function encodeDecideCall(
   op: StoreOp,
   groups: readonly (readonly StoreEntry[])[],
   nowUs: number | undefined,
+  chargedAtUs?: number,
 ): DecideCall {
   const specs = new Map<RateLimitPolicy, number>();
   const specArgs: (string | number)[] = [];
@@ -54,7 +55,8 @@ export function encodeDecideCall(
     }
   }
   const now = nowUs === undefined ? '' : Math.floor(nowUs);
-  return { keys, args: [op, now, specs.size, ...specArgs, ...groupArgs] };
+  const charged = chargedAtUs === undefined ? '' : Math.floor(chargedAtUs);
+  return { keys, args: [op, now, charged, specs.size, ...specArgs, ...groupArgs] };
 }
 
 /**
@@ -65,10 +67,11 @@ export function parseDecideReply(
   reply: unknown,
   groups: readonly (readonly StoreEntry[])[],
 ): (StoreReply | RateLimitStoreError)[] {
-  if (!Array.isArray(reply)) throw unexpected(reply);
+  if (!Array.isArray(reply) || typeof reply[0] !== 'number') throw unexpected(reply);
   const values = reply as (number | string)[];
+  const decidedAtUs = values[0] as number;
   const replies: (StoreReply | RateLimitStoreError)[] = new Array(groups.length);
-  let i = 0;
+  let i = 1;
   for (let g = 0; g < groups.length; g++) {
     const head = values[i++];
     if (head === GROUP_FAILED) {
@@ -86,7 +89,7 @@ export function parseDecideReply(
         reason: values[i + 4] as ReasonCode,
       };
     }
-    replies[g] = { admitted: head === 1, outcomes };
+    replies[g] = { admitted: head === 1, outcomes, decidedAtUs };
   }
   if (i !== values.length) throw unexpected(reply);
   return replies;

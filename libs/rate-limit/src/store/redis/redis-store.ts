@@ -20,7 +20,7 @@ export interface StoreObserver {
   setCircuitOpen(open: boolean): void;
 }
 
-const REFUNDED: StoreReply = { admitted: true, outcomes: [] };
+const REFUNDED: StoreReply = { admitted: true, outcomes: [], decidedAtUs: 0 };
 const DEFAULT_BREAKER: CircuitBreakerOptions = { failureThreshold: 3, probeIntervalMs: 200 };
 /** SCAN calls per page (each examines about `count` keys): bounded work, never a blocking command. */
 const MAX_SCAN_CALLS = 20;
@@ -72,10 +72,15 @@ export class RedisStore implements RateLimitStore {
     this.breaker.dispose();
   }
 
-  async decide(op: StoreOp, entries: readonly StoreEntry[], nowUs?: number): Promise<StoreReply> {
+  async decide(
+    op: StoreOp,
+    entries: readonly StoreEntry[],
+    nowUs?: number,
+    chargedAtUs?: number,
+  ): Promise<StoreReply> {
     if (this.batcher && op === 'consume' && nowUs === undefined)
       return this.batcher.decide(entries);
-    const [reply] = await this.decideGroups(op, [entries], nowUs);
+    const [reply] = await this.decideGroups(op, [entries], nowUs, chargedAtUs);
     if (reply instanceof RateLimitStoreError) throw reply;
     return reply;
   }
@@ -85,8 +90,9 @@ export class RedisStore implements RateLimitStore {
     op: StoreOp,
     groups: readonly (readonly StoreEntry[])[],
     nowUs?: number,
+    chargedAtUs?: number,
   ): Promise<(StoreReply | RateLimitStoreError)[]> {
-    const { keys, args } = encodeDecideCall(op, groups, nowUs);
+    const { keys, args } = encodeDecideCall(op, groups, nowUs, chargedAtUs);
     const script = this.scriptFor(groups);
     const reply = await this.send((roundTrip) => script.run(this.client, keys, args, roundTrip));
     if (op === 'refund') return groups.map(() => REFUNDED);

@@ -48,7 +48,7 @@ export const fixedWindow: MemoryAlgorithm<State> = {
   },
   refund(p, ks) {
     const st = check(p, ks);
-    if (st.count === 0) return;
+    if (Math.floor(p.charged / p.windowUs) !== st.index || st.count === 0) return;
     ks.set(p.key, { index: st.index, count: Math.max(0, st.count - p.cost) }, toMs(st.resetUs));
   },
 };

@@ -8,6 +8,8 @@ export interface AlgorithmParams {
   readonly windowUs: number;
   readonly burst: number;
   readonly cost: number;
+  /** Refund only: when the cost was charged (µs), as `p.charged` in lua/decide.lua. */
+  readonly charged: number;
 }
 
 export interface CheckResult {

@@ -70,8 +70,12 @@ export const slidingWindowCounter: MemoryAlgorithm<State> = {
     ks.set(p.key, value, toMs(2 * p.windowUs - st.elapsed));
   },
   refund(p, ks) {
-    const { index, current, previous } = read(p, ks);
-    if (current === 0) return;
-    ks.replace(p.key, { index, current: Math.max(0, current - p.cost), previous });
+    const { index } = read(p, ks);
+    let { current, previous } = read(p, ks);
+    const charged = Math.floor(p.charged / p.windowUs);
+    if (charged === index && current > 0) current = Math.max(0, current - p.cost);
+    else if (charged === index - 1 && previous > 0) previous = Math.max(0, previous - p.cost);
+    else return;
+    ks.replace(p.key, { index, current, previous });
   },
 };

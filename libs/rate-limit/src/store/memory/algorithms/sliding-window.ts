@@ -54,6 +54,14 @@ export const slidingWindow: MemoryAlgorithm<State> = {
   refund(p, ks) {
     const log = ks.get<number[]>(p.key);
     if (!log) return;
-    log.splice(Math.max(0, log.length - p.cost), p.cost);
+    // The entries added when the cost was charged, as lua/sliding-window.lua.
+    const charged = Math.floor(p.charged);
+    let left = p.cost;
+    for (let i = log.length - 1; i >= 0 && left > 0; i--) {
+      if (log[i] === charged) {
+        log.splice(i, 1);
+        left--;
+      }
+    }
   },
 };

@@ -4,13 +4,15 @@
 --
 -- ARGV[1] op: 'consume' | 'peek' (no writes) | 'refund' (give back a cost charged earlier)
 -- ARGV[2] now in microseconds, or '' to use Redis TIME (one clock for every app instance)
--- ARGV[3] number of policy specs, then 6 per spec: algo, limit, windowMs, burst, blockForMs, shadow
+-- ARGV[3] refund only: when the cost given back was charged (the first value of the consume's
+--         reply, in microseconds): the window algorithms give back to that window; else ''
+-- ARGV[4] number of policy specs, then 6 per spec: algo, limit, windowMs, burst, blockForMs, shadow
 -- then per group: its number of entries, then 2 per entry: spec index, cost
 -- KEYS    per entry in order: its state key, then its block key when its spec has blockFor > 0
--- Reply   per group: admitted (0|1), then 5 per entry: allowed, remaining, resetMs, retryAfterMs,
+-- Reply   the time of the decision (microseconds), then per group: admitted (0|1), then 5 per entry: allowed, remaining, resetMs, retryAfterMs,
 --         reason (0 admitted, 1 over the limit, 2 blocked by blockFor, 3 cost above capacity);
 --         or -1 and an error message when the group's keys could not be read (nothing written).
---         A refund replies with an empty list.
+--         A refund replies with the time alone.
 local REASON_OK, REASON_LIMIT, REASON_BLOCKED, REASON_COST = 0, 1, 2, 3
 local BUCKETS = { ['token-bucket'] = true, ['leaky-bucket'] = true, gcra = true }
 
@@ -20,19 +22,20 @@ if not now then
   local t = call('TIME')
   now = t[1] * 1000000 + t[2]
 end
+local charged = tonumber(ARGV[3]) or now
 
 -- Specs are parsed once per call and reused by every entry that names them. Tables are built
 -- with every field they will hold: adding a field later rehashes them, which costs more than the
 -- arithmetic.
 local specs = {}
-local a = 4
-for s = 1, tonumber(ARGV[3]) do
+local a = 5
+for s = 1, tonumber(ARGV[4]) do
   local name = ARGV[a]
   local algo = algorithms[name]
   if not algo then return redis.error_reply('ERR unknown rate limit algorithm ' .. tostring(name)) end
   local limit, burst = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 3])
   specs[s] = {
-    algo = algo, now = now, limit = limit, windowUs = ARGV[a + 2] * 1000, burst = burst,
+    algo = algo, now = now, charged = charged, limit = limit, windowUs = ARGV[a + 2] * 1000, burst = burst,
     capacity = BUCKETS[name] and burst or limit,
     blockForUs = ARGV[a + 4] * 1000, shadow = ARGV[a + 5] == '1',
     -- Set per entry; present from the start so that setting them never grows the table.
@@ -41,7 +44,7 @@ for s = 1, tonumber(ARGV[3]) do
   a = a + 6
 end
 
-local reply, k, nargs = {}, 1, #ARGV
+local reply, k, nargs = { now }, 1, #ARGV
 -- Per entry of the current group, in arrays reused by every group (no table per entry).
 local eSpec, eKey, eBlock, eCost, eState = {}, {}, {}, {}, {}
 

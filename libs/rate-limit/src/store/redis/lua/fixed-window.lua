@@ -43,7 +43,8 @@ algorithms['fixed-window'] = {
   end,
   refund = function(p)
     local st = algorithms['fixed-window'].check(p)
-    if st.count == 0 then return end
+    -- The charged window has ended since: nothing of it is left to give back.
+    if floor(p.charged / p.windowUs) ~= st.index or st.count == 0 then return end
     fw_write(p, st, max(0, st.count - p.cost))
   end,
 }

@@ -50,8 +50,12 @@ algorithms['sliding-window-counter'] = {
   end,
   refund = function(p)
     local index, current, previous = swc_read(p)
-    if current == 0 then return end
-    local value = int(index) .. ':' .. int(max(0, current - p.cost)) .. ':' .. int(previous)
-    write(p.key, value, KEEP_TTL)
+    -- Given back to the window that was charged: the current one, or the previous one when the
+    -- window has rolled over since (a later one has nothing of it).
+    local charged = floor(p.charged / p.windowUs)
+    if charged == index and current > 0 then current = max(0, current - p.cost)
+    elseif charged == index - 1 and previous > 0 then previous = max(0, previous - p.cost)
+    else return end
+    write(p.key, int(index) .. ':' .. int(current) .. ':' .. int(previous), KEEP_TTL)
   end,
 }

@@ -38,7 +38,14 @@ algorithms['sliding-window'] = {
     call('PEXPIRE', p.key, px(p.windowUs))
   end,
   refund = function(p)
-    -- Members are interchangeable for counting, so the newest ones are given back.
-    call('ZPOPMAX', p.key, p.cost)
+    -- The members added when the cost was charged (scored by that time): a newer member would
+    -- leave the window later than the one charged.
+    local score, left = int(p.charged), p.cost
+    while left > 0 do
+      local added = call('ZRANGEBYSCORE', p.key, score, score, 'LIMIT', 0, min(left, 1000))
+      if #added == 0 then return end
+      call('ZREM', p.key, unpack(added))
+      left = left - #added
+    end
   end,
 }
