@@ -70,12 +70,13 @@ export const slidingWindowCounter: MemoryAlgorithm<State> = {
     ks.set(p.key, value, toMs(2 * p.windowUs - st.elapsed));
   },
   refund(p, ks) {
-    const { index } = read(p, ks);
-    let { current, previous } = read(p, ks);
+    const state = read(p, ks);
     const charged = Math.floor(p.charged / p.windowUs);
-    if (charged === index && current > 0) current = Math.max(0, current - p.cost);
-    else if (charged === index - 1 && previous > 0) previous = Math.max(0, previous - p.cost);
-    else return;
-    ks.replace(p.key, { index, current, previous });
+    if (charged === state.index && state.current > 0) {
+      state.current = Math.max(0, state.current - p.cost);
+    } else if (charged === state.index - 1 && state.previous > 0) {
+      state.previous = Math.max(0, state.previous - p.cost);
+    } else return;
+    ks.replace(p.key, state);
   },
 };
