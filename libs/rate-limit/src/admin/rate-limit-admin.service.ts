@@ -91,22 +91,22 @@ export class RateLimitAdminService {
       }
     });
     const tags = page.keys.map((key) => this.config.keys.tagOfKey(key));
-    const identities = tags.map((tag) => this.config.keys.listedIdentity(tag));
-    const decisions = await this.limiter.peekTags(policy, tags);
-    // A peek Redis did not answer was decided by this instance's fallback: not live usage.
-    if (decisions.some((d) => d.source !== this.store.kind)) {
-      throw new ServiceUnavailableException('Redis is unavailable: usage could not be read');
-    }
+    const decisions = await this.unavailableOnError(() => this.limiter.peekTags(policy, tags));
     const capacity = capacityOf(policy);
-    return {
-      items: decisions.map((d, i) => ({
-        identity: identities[i],
-        used: Math.max(0, capacity - d.remaining),
-        remaining: d.remaining,
-        resetMs: d.resetMs,
-      })),
-      cursor: page.cursor,
-    };
+    // A key Redis could not read (another type, written by hand) is left out of the page.
+    const items = decisions.flatMap((d, i) =>
+      d
+        ? [
+            {
+              identity: this.config.keys.listedIdentity(tags[i]),
+              used: Math.max(0, capacity - d.remaining),
+              remaining: d.remaining,
+              resetMs: d.resetMs,
+            },
+          ]
+        : [],
+    );
+    return { items, cursor: page.cursor };
   }
 
   async resetKey(name: string, identity: string): Promise<void> {

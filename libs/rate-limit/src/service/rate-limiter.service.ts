@@ -191,12 +191,19 @@ export class RateLimiterService implements OnModuleDestroy {
   /**
    * The standing under one policy of the identities whose key tags are given (admin listing: a
    * hashed long identity cannot be encoded again from its readable form), without charging.
+   * Read in batches on the store's own budget, never through the fallback: a tag whose keys
+   * could not be read is undefined; a store that does not answer throws.
    */
-  async peekTags(policy: RateLimitPolicy, tags: readonly string[]): Promise<RateLimitDecision[]> {
-    const verdicts = await Promise.all(
-      tags.map((tag) => this.run('peek', [{ policy, identity: tag, tag, cost: 0 }])),
+  async peekTags(
+    policy: RateLimitPolicy,
+    tags: readonly string[],
+  ): Promise<(RateLimitDecision | undefined)[]> {
+    const groups = tags.map((tag) => [this.entry({ policy, identity: tag, tag, cost: 0 })]);
+    const replies = await this.store.inspect(groups);
+    const source = this.store.kind;
+    return replies.map((reply) =>
+      reply instanceof Error ? undefined : toDecision(policy, reply.outcomes[0], source),
     );
-    return verdicts.map((verdict) => verdict.decisions[0] ?? this.undecided(policy.name, verdict));
   }
 
   onModuleDestroy(): void {

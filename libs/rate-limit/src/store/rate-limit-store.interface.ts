@@ -46,6 +46,13 @@ export interface RateLimitStore {
     nowUs?: number,
     chargedAtUs?: number,
   ): Promise<StoreReply>;
+  /**
+   * The standing of many groups without charging (the admin listing): batched, on a time budget
+   * of its own, never counted as a request failure (no breaker, no fallback). A group Redis
+   * could not read (a key of another type) is an Error in its place; a store that does not
+   * answer in time rejects the whole call.
+   */
+  inspect(groups: readonly (readonly StoreEntry[])[]): Promise<(StoreReply | Error)[]>;
   delete(keys: readonly string[]): Promise<void>;
   /**
    * Keys matching a glob (`*` only), a page at a time without blocking the store; `cursor` null

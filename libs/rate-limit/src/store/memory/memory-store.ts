@@ -46,6 +46,11 @@ export class MemoryStore implements RateLimitStore {
     return this.decideSync(op, entries, nowUs ?? clockUs(), chargedAtUs);
   }
 
+  async inspect(groups: readonly (readonly StoreEntry[])[]): Promise<StoreReply[]> {
+    const now = clockUs();
+    return groups.map((entries) => this.decideSync('peek', entries, now));
+  }
+
   async delete(keys: readonly string[]): Promise<void> {
     for (const key of keys) this.keyspace.del(key);
   }

@@ -25,6 +25,9 @@ const DEFAULT_BREAKER: CircuitBreakerOptions = { failureThreshold: 3, probeInter
 /** SCAN calls per page (each examines about `count` keys): bounded work, never a blocking command. */
 const MAX_SCAN_CALLS = 20;
 const SCAN_TIMEOUT_MS = 2_000;
+/** The admin listing's own budget for reading one page's usage, and its batch size. */
+const INSPECT_BUDGET_MS = 2_000;
+const INSPECT_GROUPS_PER_STEP = 100;
 
 /**
  * Decides in Redis: one EVALSHA per identity, or on a single Redis per batch of the consume calls
@@ -100,6 +103,32 @@ export class RedisStore implements RateLimitStore {
     for (const r of replies) {
       // Redis answered, so the breaker is not told; the metrics still count the failed request.
       if (r instanceof RateLimitStoreError) this.observer?.observeCommand(0, r.failure);
+    }
+    return replies;
+  }
+
+  async inspect(
+    groups: readonly (readonly StoreEntry[])[],
+  ): Promise<(StoreReply | RateLimitStoreError)[]> {
+    const deadline = performance.now() + INSPECT_BUDGET_MS;
+    const roundTrip: RoundTrip = (reply) =>
+      withTimeout(reply, Math.max(1, deadline - performance.now()));
+    // 100 groups at a time, one after another, so that live traffic's commands are served in
+    // between: one call on a single Redis, one call per group on a cluster (each identity is a
+    // slot of its own), sent together.
+    const replies: (StoreReply | RateLimitStoreError)[] = [];
+    const perGroup = this.client instanceof Cluster;
+    for (let start = 0; start < groups.length; start += INSPECT_GROUPS_PER_STEP) {
+      const step = groups.slice(start, start + INSPECT_GROUPS_PER_STEP);
+      const calls = perGroup ? step.map((group) => [group]) : [step];
+      const answers = await Promise.all(
+        calls.map(async (call) => {
+          const { keys, args } = encodeDecideCall('peek', call, undefined);
+          const reply = await this.scriptFor(call).run(this.client, keys, args, roundTrip);
+          return parseDecideReply(reply, call);
+        }),
+      );
+      for (const answer of answers) replies.push(...answer);
     }
     return replies;
   }
