@@ -4,10 +4,19 @@
  * setup, before any of its test files.
  */
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
-export const ROOT = join(__dirname, '..', '..');
+/** The repository root, from the sources or from a compiled copy (bench/dist/test/support). */
+function repositoryRoot(): string {
+  for (let dir = __dirname; dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'nest-cli.json'))) return dir;
+  }
+  throw new Error(`no nest-cli.json above ${__dirname}`);
+}
+
+export const ROOT = repositoryRoot();
 export const DEMO_MAIN = join(ROOT, 'dist', 'apps', 'demo', 'main.js');
 
 export default async function buildDemo(): Promise<void> {

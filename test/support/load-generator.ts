@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { transformFileSync } from '@swc/core';
 import type { BurstCommand, BurstProgress, BurstResult } from '../load/burst-generator';
+import { ROOT } from './demo-build';
 
 export type { BurstResult };
 export type Burst = Omit<BurstCommand, 'id'>;
@@ -20,7 +21,7 @@ export interface LoadGenerator {
 }
 
 export function startLoadGenerator(): LoadGenerator {
-  const { code } = transformFileSync(join(__dirname, '..', 'load', 'burst-generator.ts'), {
+  const { code } = transformFileSync(join(ROOT, 'test', 'load', 'burst-generator.ts'), {
     jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
     module: { type: 'commonjs' },
   });
