@@ -1,4 +1,4 @@
-import { Cluster, type Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { RateLimitStoreError, type StoreFailure } from '../../errors/rate-limit-store.error';
 import type {
   RateLimitStore,
@@ -11,6 +11,7 @@ import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker';
 import { DecideBatcher } from './decide-batcher';
 import { encodeDecideCall, parseDecideReply } from './decide-call';
 import { loadDecideScripts, type DecideScripts } from './decide-script';
+import { scanKeys } from './scan-keys';
 import type { RedisClient, RedisScript, RoundTrip } from './redis-script';
 import { withTimeout } from './with-timeout';
 
@@ -22,9 +23,6 @@ export interface StoreObserver {
 
 const REFUNDED: StoreReply = { admitted: true, outcomes: [], decidedAtUs: 0 };
 const DEFAULT_BREAKER: CircuitBreakerOptions = { failureThreshold: 3, probeIntervalMs: 200 };
-/** SCAN calls per page (each examines about `count` keys): bounded work, never a blocking command. */
-const MAX_SCAN_CALLS = 20;
-const SCAN_TIMEOUT_MS = 2_000;
 /** The admin listing's own budget for reading one page's usage, and its batch size. */
 const INSPECT_BUDGET_MS = 2_000;
 const INSPECT_GROUPS_PER_STEP = 100;
@@ -138,25 +136,8 @@ export class RedisStore implements RateLimitStore {
     await this.send((roundTrip) => roundTrip(Promise.all(keys.map((key) => this.client.del(key)))));
   }
 
-  async scan(match: string, cursor: string | null, count: number): Promise<ScanPage> {
-    // A cluster is scanned master by master; the cursor says which master and where in it.
-    const nodes = this.client instanceof Cluster ? sortedMasters(this.client) : [this.client];
-    let [node, nodeCursor] = parseCursor(cursor);
-    const keys: string[] = [];
-    for (
-      let calls = 0;
-      node < nodes.length && keys.length < count && calls < MAX_SCAN_CALLS;
-      calls++
-    ) {
-      const [next, found] = await withTimeout(
-        nodes[node].scan(nodeCursor, 'MATCH', match, 'COUNT', Math.max(10, count - keys.length)),
-        SCAN_TIMEOUT_MS,
-      );
-      keys.push(...found);
-      if (next === '0') [node, nodeCursor] = [node + 1, '0'];
-      else nodeCursor = next;
-    }
-    return { keys, cursor: node >= nodes.length ? null : `${node}:${nodeCursor}` };
+  scan(match: string, cursor: string | null, count: number): Promise<ScanPage> {
+    return scanKeys(this.client, match, cursor, count);
   }
 
   /** Runs `command`, whose every round trip to Redis must answer within the command timeout. */
@@ -190,16 +171,4 @@ export class RedisStore implements RateLimitStore {
     this.observer?.observeCommand(0, 'unavailable');
     throw new RateLimitStoreError('unavailable', message);
   }
-}
-
-function sortedMasters(cluster: Cluster): Redis[] {
-  const id = (node: Redis) => `${node.options.host}:${node.options.port}`;
-  return cluster.nodes('master').sort((a, b) => id(a).localeCompare(id(b)));
-}
-
-function parseCursor(cursor: string | null): [number, string] {
-  const match = cursor === null ? null : /^(\d+):(\d+)$/.exec(cursor);
-  if (cursor !== null && !match)
-    throw new RateLimitStoreError('error', `Invalid scan cursor ${JSON.stringify(cursor)}`);
-  return match ? [Number(match[1]), match[2]] : [0, '0'];
 }

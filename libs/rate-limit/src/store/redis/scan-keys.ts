@@ -1,0 +1,50 @@
+import { Cluster, type Redis } from 'ioredis';
+import { RateLimitStoreError } from '../../errors/rate-limit-store.error';
+import type { ScanPage } from '../rate-limit-store.interface';
+import type { RedisClient } from './redis-script';
+import { withTimeout } from './with-timeout';
+
+/** SCAN calls per page (each examines about `count` keys): bounded work, never a blocking command. */
+const MAX_SCAN_CALLS = 20;
+const SCAN_TIMEOUT_MS = 2_000;
+
+/**
+ * A page of the keys matching `match`, by SCAN: a cluster is scanned master by master, and the
+ * cursor (`<master>:<SCAN cursor>`) says which master and where in it.
+ */
+export async function scanKeys(
+  client: RedisClient,
+  match: string,
+  cursor: string | null,
+  count: number,
+): Promise<ScanPage> {
+  const nodes = client instanceof Cluster ? sortedMasters(client) : [client];
+  let [node, nodeCursor] = parseCursor(cursor);
+  const keys: string[] = [];
+  for (
+    let calls = 0;
+    node < nodes.length && keys.length < count && calls < MAX_SCAN_CALLS;
+    calls++
+  ) {
+    const [next, found] = await withTimeout(
+      nodes[node].scan(nodeCursor, 'MATCH', match, 'COUNT', Math.max(10, count - keys.length)),
+      SCAN_TIMEOUT_MS,
+    );
+    keys.push(...found);
+    if (next === '0') [node, nodeCursor] = [node + 1, '0'];
+    else nodeCursor = next;
+  }
+  return { keys, cursor: node >= nodes.length ? null : `${node}:${nodeCursor}` };
+}
+
+function sortedMasters(cluster: Cluster): Redis[] {
+  const id = (node: Redis) => `${node.options.host}:${node.options.port}`;
+  return cluster.nodes('master').sort((a, b) => id(a).localeCompare(id(b)));
+}
+
+function parseCursor(cursor: string | null): [number, string] {
+  const match = cursor === null ? null : /^(\d+):(\d+)$/.exec(cursor);
+  if (cursor !== null && !match)
+    throw new RateLimitStoreError('error', `Invalid scan cursor ${JSON.stringify(cursor)}`);
+  return match ? [Number(match[1]), match[2]] : [0, '0'];
+}
