@@ -87,7 +87,6 @@ module.exports = {
       displayName: 'load',
       testMatch: ['<rootDir>/test/load/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/demo-build.ts',
-      testTimeout: 600_000,
     },
   ],
 };
