@@ -7,6 +7,7 @@ import { MemoryStore } from '../store/memory/memory-store';
 import type { StoreEntry, StoreReply } from '../store/rate-limit-store.interface';
 import { FallbackStore } from './fallback-store';
 import { shareOf, splitOf } from './outage-share';
+import { RedisRemaining } from './redis-remaining';
 
 const YEAR_MS = 365 * 86_400_000;
 const policy = (algo: RateLimitAlgorithm, limit = 50, mode: 'enforce' | 'shadow' = 'enforce') =>
@@ -77,10 +78,11 @@ describe('FallbackStore (memory fallback while Redis is away)', () => {
     async (algo) => {
       const p = policy(algo);
       const instances = fleet(3);
-      // Redis admitted 30 of 50 before it went away: 20 left, seen by every instance.
+      // Redis admitted 30 of 50 before it went away: 20 left, seen by every instance. Each
+      // takes a third, rounded down (its last reply may be behind the others').
       instances.forEach((s) => s.note([entry(p)], redisSaid(20)));
       const counts = await Promise.all(instances.map((s) => admits(s, entry(p))));
-      expect(counts).toEqual([7, 7, 6]);
+      expect(counts).toEqual([6, 6, 6]);
     },
   );
 
@@ -132,5 +134,61 @@ describe('FallbackStore (memory fallback while Redis is away)', () => {
     const p = policy('leaky-bucket', 50);
     const counts = await Promise.all(fleet(3, 0.5).map((s) => admits(s, entry(p, 'f'))));
     expect(counts).toEqual([25, 25, 25]);
+  });
+});
+
+describe('RedisRemaining: what was left when Redis stopped answering', () => {
+  const alone: InstanceStanding = { instances: 1, rank: 0 };
+  const p = policy('fixed-window');
+  let nowMs = 0;
+  const seen = () => new RedisRemaining(10, () => nowMs);
+
+  it('lowers the last remainder by the fleet pace over the gap before the outage', () => {
+    const remaining = seen();
+    nowMs = 1_000;
+    remaining.note([entry(p)], redisSaid(30));
+    nowMs = 1_010;
+    remaining.note([entry(p)], redisSaid(20)); // the fleet admits 1 per ms
+    // Redis stopped answering 5 ms after this instance's last reply.
+    expect(remaining.allowance(entry(p).key, alone, undefined, 1_015)).toBe(15);
+  });
+
+  it('extrapolates no longer than the pace was seen (a client that went quiet keeps its remainder)', () => {
+    const remaining = seen();
+    nowMs = 0;
+    remaining.note([entry(p)], redisSaid(40));
+    nowMs = 10;
+    remaining.note([entry(p)], redisSaid(30));
+    expect(remaining.allowance(entry(p).key, alone, undefined, 100_000)).toBe(20);
+  });
+
+  it('keeps the remainder as it is with a single reply, or a remainder that grew (a new window)', () => {
+    const remaining = seen();
+    nowMs = 0;
+    remaining.note([entry(p)], redisSaid(10));
+    nowMs = 5;
+    remaining.note([entry(p)], redisSaid(45));
+    expect(remaining.allowance(entry(p).key, alone, undefined, 50)).toBe(45);
+  });
+});
+
+describe('FallbackStore: requests whose call timed out before Redis said anything', () => {
+  it('count as admitted on every instance before a share is given (one of 3, 5 unknown)', async () => {
+    const p = policy('fixed-window');
+    const [store] = fleet(3);
+    // Five calls of this client timed out: the fleet may have had 15 admitted by Redis.
+    for (let i = 0; i < 5; i++) {
+      await store.decide('consume', [entry(p, 'u')], undefined, Date.now(), true);
+    }
+    // floor((50 - 15) / 3) = 11 in all, the five above included.
+    expect(5 + (await admits(store, entry(p, 'u')))).toBe(11);
+  });
+
+  it('leave a key Redis has answered about to what Redis said', async () => {
+    const p = policy('gcra');
+    const [store] = fleet(1);
+    store.note([entry(p, 'n')], redisSaid(4));
+    await store.decide('consume', [entry(p, 'n')], undefined, Date.now(), true);
+    expect(await admits(store, entry(p, 'n'))).toBe(3);
   });
 });

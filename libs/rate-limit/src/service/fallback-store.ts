@@ -1,3 +1,4 @@
+import { capacityOf } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import type { InstanceHeartbeat, InstanceStanding } from '../runtime/instance-heartbeat.service';
 import type { MemoryStore } from '../store/memory/memory-store';
@@ -42,19 +43,36 @@ export class FallbackStore {
   }
 
   /** Remembers what Redis said is left of each key after a consume call. */
-  note(entries: readonly StoreEntry[], reply: StoreReply): void {
-    this.remaining.note(entries, reply);
+  note(entries: readonly StoreEntry[], reply: StoreReply, askedAtMs?: number): void {
+    this.remaining.note(entries, reply, askedAtMs);
   }
 
-  async decide(op: StoreOp, entries: readonly StoreEntry[], nowUs?: number): Promise<StoreReply> {
+  /**
+   * `outageSinceMs`: when Redis stopped answering (the start of the first call that failed);
+   * `unknownOutcome`: this request's own call timed out, so Redis may have admitted it.
+   */
+  async decide(
+    op: StoreOp,
+    entries: readonly StoreEntry[],
+    nowUs?: number,
+    outageSinceMs: number = Date.now(),
+    unknownOutcome = false,
+  ): Promise<StoreReply> {
     const shared = entries.map((entry) => ({ ...entry, policy: this.policyFor(entry.policy) }));
     // A refund never reaches the fallback: it decides every group of a request in one call.
     if (op !== 'consume') return this.memory.decide(op, shared, nowUs);
+    if (unknownOutcome) {
+      for (const { key, policy, cost } of entries) {
+        if (policy.mode === 'shadow') continue;
+        const keepMs = (policy.windowMs * Math.max(policy.limit, policy.burst)) / policy.limit;
+        this.remaining.noteUnknown(key, cost, capacityOf(policy), keepMs);
+      }
+    }
     const standing = this.heartbeat.standing;
     const allowances = entries.map((e) =>
       e.policy.mode === 'shadow'
         ? undefined
-        : this.remaining.allowance(e.key, standing, this.fraction),
+        : this.remaining.allowance(e.key, standing, this.fraction, outageSinceMs),
     );
     const short = allowances.findIndex((a, i) => a !== undefined && a < entries[i].cost);
     if (short !== -1) {

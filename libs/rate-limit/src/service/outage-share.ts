@@ -16,6 +16,19 @@ export function splitOf(
   return Math.floor(value / instances) + (rank < value % instances ? 1 : 0);
 }
 
+/**
+ * One instance's part of what Redis last said was left of a client's limit: rounded down on
+ * every instance, since each instance's last reply may be a little behind the others' (they
+ * admitted more since); may be 0.
+ */
+export function leftShareOf(
+  remaining: number,
+  standing: InstanceStanding,
+  fraction: number | undefined,
+): number {
+  return Math.floor(remaining * (fraction ?? 1 / standing.instances));
+}
+
 /** As splitOf, but at least 1: a threshold is never shared down to nothing. */
 export function shareOf(
   value: number,

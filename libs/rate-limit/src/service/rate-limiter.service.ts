@@ -3,6 +3,7 @@ import type {
   RateLimitDecision,
   RateLimitVerdict,
 } from '../decision/rate-limit-decision.interface';
+import { RateLimitStoreError } from '../errors/rate-limit-store.error';
 import type { RateLimitConfig } from '../module/resolve-module-options';
 import { RATE_LIMIT_ALGORITHMS } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
@@ -53,7 +54,8 @@ interface Group {
 @Injectable()
 export class RateLimiterService implements OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
-  private degraded = false;
+  /** When the first call of the current outage began (ms); undefined while Redis answers. */
+  private outageSinceMs?: number;
   private readonly blocked = new BlockedCache();
 
   constructor(
@@ -239,18 +241,19 @@ export class RateLimiterService implements OnModuleDestroy {
       );
     }
     if (groups.length === 1) return this.runOneGroup(op, requests, groups, nowUs);
+    const startedMs = Date.now();
     const settled = await Promise.allSettled(
       groups.map((g) => this.store.decide(op, g.entries, nowUs)),
     );
     const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failure) {
       if (op === 'consume') void this.refund(groups, settled, nowUs);
-      return this.fallback(op, requests, groups, failure.reason as Error, nowUs);
+      return this.fallback(op, requests, groups, failure.reason as Error, nowUs, startedMs);
     }
     this.recovered();
     const replies = settled.map((s) => (s as PromiseFulfilledResult<StoreReply>).value);
     if (op === 'consume' && this.notes) {
-      groups.forEach((group, i) => this.insurance.note(group.entries, replies[i]));
+      groups.forEach((group, i) => this.insurance.note(group.entries, replies[i], startedMs));
     }
     if (op === 'consume' && replies.some((r) => !r.admitted)) {
       await this.refund(groups, settled, nowUs);
@@ -266,13 +269,14 @@ export class RateLimiterService implements OnModuleDestroy {
     nowUs: number | undefined,
   ): Promise<RateLimitVerdict> {
     let reply: StoreReply;
+    const startedMs = Date.now();
     try {
       reply = await this.store.decide(op, groups[0].entries, nowUs);
     } catch (error) {
-      return this.fallback(op, requests, groups, error as Error, nowUs);
+      return this.fallback(op, requests, groups, error as Error, nowUs, startedMs);
     }
     this.recovered();
-    if (op === 'consume' && this.notes) this.insurance.note(groups[0].entries, reply);
+    if (op === 'consume' && this.notes) this.insurance.note(groups[0].entries, reply, startedMs);
     return this.verdict(requests, groups, [reply], 'redis', false);
   }
 
@@ -324,9 +328,10 @@ export class RateLimiterService implements OnModuleDestroy {
     groups: readonly Group[],
     error: Error,
     nowUs: number | undefined,
+    startedMs: number,
   ): Promise<RateLimitVerdict> {
-    if (!this.degraded) {
-      this.degraded = true;
+    if (this.outageSinceMs === undefined) {
+      this.outageSinceMs = startedMs;
       this.logger.warn(
         `Redis cannot decide (${error.message}); onRedisError=${this.config.onRedisError}`,
       );
@@ -340,10 +345,13 @@ export class RateLimiterService implements OnModuleDestroy {
         return { allowed, decisions: [], source: 'fail-closed', storeError: error };
       }
       case 'memory': {
+        const unknownOutcome = error instanceof RateLimitStoreError && error.failure === 'timeout';
         const reply = await this.insurance.decide(
           op,
           groups.flatMap((g) => g.entries),
           nowUs,
+          this.outageSinceMs,
+          unknownOutcome,
         );
         return { ...this.verdict(requests, groups, [reply], 'memory', true), storeError: error };
       }
@@ -351,8 +359,8 @@ export class RateLimiterService implements OnModuleDestroy {
   }
 
   private recovered(): void {
-    if (!this.degraded) return;
-    this.degraded = false;
+    if (this.outageSinceMs === undefined) return;
+    this.outageSinceMs = undefined;
     this.logger.log('Redis decides again');
   }
 

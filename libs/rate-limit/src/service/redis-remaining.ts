@@ -1,13 +1,25 @@
 import { LRUCache } from 'lru-cache';
 import type { InstanceStanding } from '../runtime/instance-heartbeat.service';
 import type { StoreEntry, StoreReply } from '../store/rate-limit-store.interface';
-import { splitOf } from './outage-share';
+import { leftShareOf } from './outage-share';
 
 interface Seen {
   /** What Redis last said was left of the key's capacity, for the whole fleet. */
   remaining: number;
-  /** Admitted by this instance's fallback since then. */
+  /** When the call that got that reply began (ms): the latest the remainder surely held. */
+  atMs: number;
+  /** The first reply of the current run of falling remainders: the fleet's pace since then. */
+  fromRemaining: number;
+  fromMs: number;
+  /** What was probably left when Redis stopped answering; set at the first fallback decision. */
+  leftAtOutage?: number;
+  /** Admitted by this instance's fallback since. */
   spent: number;
+  /**
+   * Requests of this instance whose call timed out before Redis had answered anything about the
+   * key (Redis may have admitted them); the entry then starts from the whole capacity.
+   */
+  unknown: number;
 }
 
 /**
@@ -15,41 +27,100 @@ interface Seen {
  * an entry lasts until the key's reset time). While Redis is away, an instance may admit for a
  * key it has seen only its share of that remainder: if Redis fails in the middle of a burst,
  * the fleet together admits what was left of the limit, not a fresh limit on top of it.
+ *
+ * An instance's last reply is older than the outage by a few milliseconds, in which the other
+ * instances went on admitting: the remainder is lowered by the fleet's pace (as the remainders
+ * this instance saw fall) over that gap.
  */
 export class RedisRemaining {
   private readonly seen: LRUCache<string, Seen>;
 
-  constructor(maxKeys: number) {
+  constructor(
+    maxKeys: number,
+    private readonly clockMs: () => number = Date.now,
+  ) {
     this.seen = new LRUCache<string, Seen>({ max: maxKeys });
   }
 
-  get size(): number {
-    return this.seen.size;
-  }
-
-  /** Records a reply of Redis to a consume call. */
-  note(entries: readonly StoreEntry[], reply: StoreReply): void {
+  /**
+   * Records a reply of Redis to a consume call that began at `askedAtMs`: the time the reply is
+   * read may be much later on a busy process, and the pace extrapolation starts from it.
+   */
+  note(
+    entries: readonly StoreEntry[],
+    reply: StoreReply,
+    askedAtMs: number = this.clockMs(),
+  ): void {
+    const atMs = askedAtMs;
     for (let i = 0; i < entries.length; i++) {
       const { key, policy } = entries[i];
       if (policy.mode === 'shadow') continue;
       const { remaining, resetMs } = reply.outcomes[i];
       // Nothing to wait for (an idle key, a full bucket): a fresh share applies.
-      if (resetMs <= 0) this.seen.delete(key);
-      else this.seen.set(key, { remaining, spent: 0 }, { ttl: resetMs });
+      if (resetMs <= 0) {
+        this.seen.delete(key);
+        continue;
+      }
+      const last = this.seen.get(key);
+      // A remainder that grew (a refill, a new window, a reset) starts a new run.
+      const continues = last !== undefined && remaining <= last.remaining;
+      this.seen.set(
+        key,
+        {
+          remaining,
+          atMs,
+          fromRemaining: continues ? last.fromRemaining : remaining,
+          fromMs: continues ? last.fromMs : atMs,
+          spent: 0,
+          unknown: 0,
+        },
+        { ttl: resetMs },
+      );
     }
   }
 
   /**
+   * Records requests whose call timed out (their outcome is unknown) for keys Redis has said
+   * nothing about: this instance then assumes the other instances sent as many, and that Redis
+   * may have admitted them all, before it gives the key its share (an instance that had not yet
+   * heard back about a client when Redis went away would otherwise hand out a whole share on
+   * top of what the others had admitted). `capacity` and `keepMs` describe a fresh key.
+   */
+  noteUnknown(key: string, cost: number, capacity: number, keepMs: number): void {
+    let seen = this.seen.get(key);
+    if (seen && seen.unknown === 0) return;
+    if (!seen) {
+      const atMs = this.clockMs();
+      seen = {
+        remaining: capacity,
+        atMs,
+        fromRemaining: capacity,
+        fromMs: atMs,
+        spent: 0,
+        unknown: 0,
+      };
+      this.seen.set(key, seen, { ttl: keepMs });
+    }
+    seen.unknown += cost;
+  }
+
+  /**
    * What this instance may still admit for the key on its own, or undefined when Redis has said
-   * nothing about it that still holds.
+   * nothing about it that still holds. `outageSinceMs`: when Redis stopped answering this
+   * instance.
    */
   allowance(
     key: string,
     standing: InstanceStanding,
     fraction: number | undefined,
+    outageSinceMs: number,
   ): number | undefined {
     const seen = this.seen.get(key);
-    return seen && splitOf(seen.remaining, standing, fraction) - seen.spent;
+    if (!seen) return undefined;
+    seen.leftAtOutage ??= leftAt(seen, outageSinceMs);
+    const fleetUnknown = seen.unknown / (fraction ?? 1 / standing.instances);
+    const left = Math.max(0, seen.leftAtOutage - fleetUnknown);
+    return leftShareOf(left, standing, fraction) - seen.spent;
   }
 
   /** Milliseconds until the key's last known reset. */
@@ -69,4 +140,16 @@ export class RedisRemaining {
   delete(keys: readonly string[]): void {
     for (const key of keys) this.seen.delete(key);
   }
+}
+
+/**
+ * The remainder at `outageMs`, had the fleet gone on at the pace this instance saw, for no longer
+ * than it was seen going (a client that stopped long before the outage is not extrapolated).
+ */
+function leftAt(seen: Seen, outageMs: number): number {
+  const runMs = seen.atMs - seen.fromMs;
+  if (runMs <= 0 || outageMs <= seen.atMs) return seen.remaining;
+  const perMs = (seen.fromRemaining - seen.remaining) / runMs;
+  const gapMs = Math.min(outageMs - seen.atMs, runMs);
+  return Math.max(0, Math.floor(seen.remaining - perMs * gapMs));
 }
