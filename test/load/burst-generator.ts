@@ -91,7 +91,10 @@ async function burst(command: BurstCommand): Promise<BurstResult> {
   };
 }
 
-createInterface({ input: process.stdin }).on('line', (line) => {
-  const command = JSON.parse(line) as BurstCommand;
-  void burst(command).then((result) => process.stdout.write(`${JSON.stringify(result)}\n`));
-});
+createInterface({ input: process.stdin })
+  .on('line', (line) => {
+    const command = JSON.parse(line) as BurstCommand;
+    void burst(command).then((result) => process.stdout.write(`${JSON.stringify(result)}\n`));
+  })
+  // The test process has gone (even SIGKILLed): so does the load.
+  .on('close', () => process.exit(0));

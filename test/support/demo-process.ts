@@ -19,23 +19,38 @@ export interface DemoProcess {
 }
 
 const running = new Set<ChildProcess>();
-process.on('exit', () => running.forEach((child) => child.kill('SIGKILL')));
+// A normal exit also closes the pipes; this is for an exit with handles still open.
+process.on('exit', () => running.forEach((child) => child.stdin?.destroy()));
 
 const START_TIMEOUT_MS = 30_000;
 
-export function startDemoProcess(env: Record<string, string>): Promise<DemoProcess> {
-  const child = spawn(process.execPath, [DEMO_MAIN], {
+/**
+ * Runs the demo under a tiny `sh` watchdog holding the read end of a pipe from this process: when
+ * the pipe closes (this process ends in any way, even SIGKILLed by jest) it SIGKILLs the demo, so
+ * no instance outlives its test. SIGTERM is passed on (a graceful stop).
+ */
+const WATCHDOG =
+  'exec 3<&0; "$0" "$@" <&- & pid=$!; trap \'kill -TERM $pid\' TERM; ' +
+  '(read _ <&3; kill -9 $pid 2>/dev/null) & wait $pid; wait $pid';
+
+export function startDemoProcess(
+  env: Record<string, string>,
+  main: string = DEMO_MAIN,
+): Promise<DemoProcess> {
+  const child = spawn('sh', ['-c', WATCHDOG, process.execPath, main], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', NODE_ENV: 'production', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  // Ending the watchdog's pipe after it has gone must not throw EPIPE.
+  child.stdin?.on('error', () => undefined);
   running.add(child);
   child.once('exit', () => running.delete(child));
   return new Promise((resolve, reject) => {
     let output = '';
     const fail = (why: string) => {
       clearTimeout(timer);
-      child.kill('SIGKILL');
+      child.stdin?.end();
       reject(new Error(`demo process ${why}:\n${output.slice(-4000)}`));
     };
     const timer = setTimeout(
@@ -86,9 +101,11 @@ function demoProcess(child: ChildProcess, port: number): DemoProcess {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      // Closing the pipe makes the watchdog SIGKILL a demo that ignored SIGTERM.
+      const timer = setTimeout(() => child.stdin?.end(), 5_000);
       await exited;
       clearTimeout(timer);
+      child.stdin?.end();
     },
   };
 }
