@@ -19,19 +19,16 @@ export interface Fleet {
 /** Where Redis is, as the demo's environment says it. */
 export type RedisEnv = { REDIS_URL: string } | { REDIS_CLUSTER_NODES: string };
 
+/** `main`: another build of the demo than dist/ (the soak benchmark builds its own). */
 export async function startFleet(
   size: number,
   redis: RedisEnv,
   env: Record<string, string> = {},
+  main?: string,
 ): Promise<Fleet> {
   const instances = await Promise.all(
     Array.from({ length: size }, () =>
-      startDemoProcess({
-        ...redis,
-        ADMIN_TOKEN,
-        DEMO_LOAD_TEST_ROUTES: 'true',
-        ...env,
-      }),
+      startDemoProcess({ ...redis, ADMIN_TOKEN, DEMO_LOAD_TEST_ROUTES: 'true', ...env }, main),
     ),
   );
   const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };

@@ -8,6 +8,8 @@ import { DEMO_MAIN, ROOT } from './demo-build';
 
 export interface DemoProcess {
   readonly port: number;
+  /** The demo's own process (the child is its watchdog). */
+  readonly pid: number;
   readonly url: string;
   readonly child: ChildProcess;
   /** GET on this instance; resolves with the status and body. */
@@ -59,11 +61,11 @@ export function startDemoProcess(
     );
     const onData = (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-64_000);
-      const listening = /Listening on http:\/\/localhost:(\d+)/.exec(output);
+      const listening = /Listening on http:\/\/localhost:(\d+) \(pid (\d+)/.exec(output);
       if (listening) {
         clearTimeout(timer);
         child.stdout?.off('data', onData);
-        resolve(demoProcess(child, Number(listening[1])));
+        resolve(demoProcess(child, Number(listening[1]), Number(listening[2])));
       }
     };
     child.stdout?.on('data', onData);
@@ -72,7 +74,7 @@ export function startDemoProcess(
   });
 }
 
-function demoProcess(child: ChildProcess, port: number): DemoProcess {
+function demoProcess(child: ChildProcess, port: number, pid: number): DemoProcess {
   // Keep draining the pipes: a full pipe would block the demo's logging.
   child.stdout?.resume();
   child.stderr?.resume();
@@ -90,6 +92,7 @@ function demoProcess(child: ChildProcess, port: number): DemoProcess {
     });
   return {
     port,
+    pid,
     url,
     child,
     get,

@@ -13,9 +13,12 @@ async function bootstrap(): Promise<void> {
   setupSwagger(app);
   const { port } = app.get(ConfigService).getOrThrow<DemoConfig>('demo');
   await app.listen(port);
-  // PORT=0 picks a free port: say which one (the load tests start instances that way).
+  // PORT=0 picks a free port: say which one, and the process (the load tests and the soak
+  // benchmark start instances that way and read their memory).
   const { port: bound } = app.getHttpServer().address() as AddressInfo;
-  new Logger('Demo').log(`Listening on http://localhost:${bound} (API docs at /docs)`);
+  new Logger('Demo').log(
+    `Listening on http://localhost:${bound} (pid ${process.pid}; API docs at /docs)`,
+  );
 }
 
 void bootstrap();
