@@ -22,7 +22,7 @@ import { runLibraryBench } from './library/library-bench';
 import { runMemoryBench } from './library/memory-bench';
 import { type BenchConfig, type BenchResults, renderMarkdown, targets } from './report';
 import { describeMachine } from './support/machine';
-import { killAll } from './support/processes';
+import { runBenchmark } from './support/processes';
 import { startRedis } from './support/redis-server';
 
 const FULL: BenchConfig = {
@@ -146,13 +146,4 @@ async function main(): Promise<void> {
   }
 }
 
-main()
-  .catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  })
-  .finally(() => {
-    killAll();
-    // Nothing else should run; exit even if a library left a handle open.
-    process.exit();
-  });
+runBenchmark(main);

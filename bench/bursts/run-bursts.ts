@@ -16,13 +16,13 @@ import { type RedisEnv, startFleet } from '../../test/support/demo-fleet';
 import { startTestCluster } from '../../test/support/redis-cluster';
 import { startTestRedis } from '../../test/support/redis-test-server';
 import { newSourceAddress, startLoadGenerator } from '../../test/support/load-generator';
-import { killAll } from '../support/processes';
+import { windowWithoutBoundary } from '../../test/utils/window-headroom';
+import { runBenchmark } from '../support/processes';
 
 const LIMIT = 50;
 const COLD = 1_000;
 const WARM = 300;
-/** 366 days, or 365 when a fixed-window boundary of 366 days falls within the next hour. */
-const WINDOW_MS = [366, 365].map((d) => d * 86_400_000).find((w) => w - (Date.now() % w) > 3.6e6)!;
+const WINDOW_MS = windowWithoutBoundary();
 
 const option = (name: string, fallback: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
@@ -121,11 +121,4 @@ const describe = (r: Row) =>
   `${r.topology} ${r.algo}: cold ${r.cold.join(',')}; warm ${exact(r.warm)} ` +
   `(${Math.min(...r.warm)}-${Math.max(...r.warm)}); faults ${JSON.stringify(r.faults)}`;
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    killAll();
-    process.exit(1);
-  },
-);
+runBenchmark(main);

@@ -2,13 +2,12 @@
  * The six demo policies the soak drives, one per algorithm (GET /api/<algo>, keyed by client IP),
  * with the thresholds the soak sets through the admin API before the traffic starts.
  */
-export type Algo =
-  | 'fixed-window'
-  | 'sliding-window'
-  | 'sliding-window-counter'
-  | 'token-bucket'
-  | 'leaky-bucket'
-  | 'gcra';
+import {
+  RATE_LIMIT_ALGORITHMS,
+  type RateLimitAlgorithm,
+} from '../../libs/rate-limit/src/policy/rate-limit-algorithm';
+
+export type Algo = RateLimitAlgorithm;
 
 export interface SoakPolicy {
   readonly algo: Algo;
@@ -21,14 +20,7 @@ export interface SoakPolicy {
   readonly burst: number;
 }
 
-export const ALGOS: readonly Algo[] = [
-  'fixed-window',
-  'sliding-window',
-  'sliding-window-counter',
-  'token-bucket',
-  'leaky-bucket',
-  'gcra',
-];
+export const ALGOS: readonly Algo[] = RATE_LIMIT_ALGORITHMS;
 
 const WINDOW_MS = 10_000;
 const LIMIT = 10;

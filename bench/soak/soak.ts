@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { ROOT } from '../../test/support/demo-build';
 import { describeMachine } from '../support/machine';
-import { killAll } from '../support/processes';
+import { killAll, runBenchmark } from '../support/processes';
 import { startRedis } from '../support/redis-server';
 import { sleep } from '../support/stats';
 import { CpuMeter } from './cpu';
@@ -173,13 +173,4 @@ async function waitForExpiry(
   return { polls, secondsToZero, idleRssBytes, bookkeeping };
 }
 
-main()
-  .catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  })
-  .finally(() => {
-    killAll();
-    // Nothing else should run; exit even if a library left a handle open.
-    process.exit();
-  });
+runBenchmark(main);

@@ -51,3 +51,19 @@ export async function stopChild(child: ChildProcess, graceMs = 3_000): Promise<v
 export function killAll(): void {
   killAllNow();
 }
+
+/**
+ * Runs a benchmark's entry point: exit code 1 on an error, every child process killed, and the
+ * process exits even if a library left a handle open (nothing else should run).
+ */
+export function runBenchmark(main: () => Promise<void>): void {
+  main()
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    })
+    .finally(() => {
+      killAll();
+      process.exit();
+    });
+}

@@ -15,6 +15,7 @@ import {
   newSourceAddress,
   startLoadGenerator,
 } from '../support/load-generator';
+import { windowWithoutBoundary } from '../utils/window-headroom';
 
 const INSTANCES = 3;
 /** One algorithm's bursts take 15-20 s alone, longer beside the rest of the suite. */
@@ -22,20 +23,6 @@ const TEST_TIMEOUT_MS = 180_000;
 const LIMIT = 50;
 const BIG_LIMIT = 500;
 const WARM_BURSTS = 20;
-const DAY_MS = 86_400_000;
-
-/**
- * A window so long that nothing refills during the test (buckets and GCRA admit exactly their
- * capacity) and whose fixed-window boundary is not within the next hour (a burst split by a
- * boundary would be two windows' worth, as it should be).
- */
-function windowWithoutBoundary(): number {
-  for (const days of [366, 365, 364]) {
-    const windowMs = days * DAY_MS;
-    if (windowMs - (Date.now() % windowMs) > 3_600_000) return windowMs;
-  }
-  throw new Error('unreachable: the three windows cannot all end within the hour');
-}
 
 interface Topology {
   name: string;

@@ -13,6 +13,7 @@ import {
   newSourceAddress,
   startLoadGenerator,
 } from '../support/load-generator';
+import { windowWithoutBoundary } from '../utils/window-headroom';
 
 const INSTANCES = 3;
 /** One algorithm takes about 10 s alone, longer beside the rest of the suite. */
@@ -21,7 +22,6 @@ const LIMIT = 50;
 const BURST = 1_000;
 /** The first burst is spread over this long, so that freezing Redis lands among its decisions. */
 const SPREAD_MS = 1_000;
-const WINDOW_MS = 366 * 86_400_000;
 /** After how many responses of the first burst Redis is frozen, per algorithm: before, around and after the limit is reached. */
 const FREEZE_AFTER = [10, 40, 80, 200, 25, 120];
 
@@ -51,13 +51,14 @@ describe('Redis frozen then killed in the middle of a burst, 3 instances, onRedi
   it.each(RATE_LIMIT_ALGORITHMS.map((algo, i) => [algo, FREEZE_AFTER[i]] as const))(
     '%s (frozen after %i responses): within the limit plus one per instance',
     async (algo, freezeAfter) => {
+      const windowMs = windowWithoutBoundary();
       redis = await startTestRedis();
       fleet = await startFleet(
         INSTANCES,
         { REDIS_URL: redis.url },
         { RATE_LIMIT_KEY_PREFIX: uniquePrefix('outage'), RATE_LIMIT_ON_REDIS_ERROR: 'memory' },
       );
-      await fleet.setPolicy(`demo.${algo}`, { limit: LIMIT, windowMs: WINDOW_MS, burst: LIMIT });
+      await fleet.setPolicy(`demo.${algo}`, { limit: LIMIT, windowMs, burst: LIMIT });
       // Every instance has seen the others alive in a heartbeat.
       for (const instance of fleet.instances) {
         while (metricTotal(await instance.metrics(), 'rate_limit_live_instances') !== INSTANCES) {

@@ -14,3 +14,18 @@ export async function ensureWindowHeadroom(windowMs: number, headroomMs: number)
   await new Promise((resolve) => setTimeout(resolve, left + 25));
   return left + 25;
 }
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A window so long that nothing refills during a test (buckets and GCRA admit exactly their
+ * capacity) and whose epoch-aligned boundary is not within the next hour (a burst split by a
+ * boundary is two windows' worth, as it should be): 366 days, or 365 or 364 near a boundary.
+ */
+export function windowWithoutBoundary(): number {
+  for (const days of [366, 365, 364]) {
+    const windowMs = days * DAY_MS;
+    if (windowMs - (Date.now() % windowMs) > 3_600_000) return windowMs;
+  }
+  throw new Error('unreachable: the three windows cannot all end within the hour');
+}
