@@ -40,7 +40,7 @@ describe('admin API across two demo instances', () => {
       ADMIN_TOKEN: TOKEN,
       // Bursts of 100 concurrent requests: no test here is about timeouts (see redis-down).
       RATE_LIMIT_TIMEOUT_MS: '2000',
-      TRUST_PROXY: 'true',
+      TRUST_PROXY: 'loopback',
     };
     [a, b] = await Promise.all([createDemoApp(env), createDemoApp(env)]);
   });

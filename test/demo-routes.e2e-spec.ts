@@ -2,7 +2,7 @@
  * The demo's public routes, end to end, against a real Redis shared by two demo instances.
  *
  * Isolation: each describe block starts its own pair of instances (A and B) on ONE Redis with a
- * fresh `uniquePrefix()` as RATE_LIMIT_KEY_PREFIX, and TRUST_PROXY=true so a test picks its
+ * fresh `uniquePrefix()` as RATE_LIMIT_KEY_PREFIX, and TRUST_PROXY=loopback so a test picks its
  * client IP with X-Forwarded-For. In the algorithm block every algorithm uses its own client IP
  * (and its own policy name, which is part of the key), so each starts from a clean state.
  */
@@ -38,7 +38,7 @@ function usePair(label: string): { a: () => INestApplication; b: () => INestAppl
     const overrides = {
       REDIS_URL: redis.url,
       RATE_LIMIT_KEY_PREFIX: uniquePrefix(label),
-      TRUST_PROXY: 'true',
+      TRUST_PROXY: 'loopback',
     };
     a = await createDemoApp(overrides);
     b = await createDemoApp(overrides);

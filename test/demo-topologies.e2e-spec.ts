@@ -39,7 +39,7 @@ describe('demo on a Redis Cluster (REDIS_CLUSTER_NODES)', () => {
     const env = {
       REDIS_CLUSTER_NODES: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(','),
       RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
-      TRUST_PROXY: 'true',
+      TRUST_PROXY: 'loopback',
       ADMIN_TOKEN: 't',
     };
     [a, b] = await Promise.all([createDemoApp(env), createDemoApp(env)]);
@@ -83,7 +83,7 @@ describe('demo on Redis Sentinel (REDIS_SENTINELS)', () => {
       REDIS_SENTINELS: sentinel.sentinels.map((n) => `${n.host}:${n.port}`).join(','),
       REDIS_SENTINEL_NAME: sentinel.name,
       RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
-      TRUST_PROXY: 'true',
+      TRUST_PROXY: 'loopback',
       ADMIN_TOKEN: 't',
     };
     [a, b] = await Promise.all([createDemoApp(env), createDemoApp(env)]);
@@ -109,7 +109,7 @@ describe('Redis killed while requests are in flight', () => {
     app = await createDemoApp({
       REDIS_URL: redis.url,
       RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
-      TRUST_PROXY: 'true',
+      TRUST_PROXY: 'loopback',
       ADMIN_TOKEN: 't',
     });
   });

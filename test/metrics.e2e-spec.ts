@@ -18,7 +18,7 @@ describe('GET /metrics after traffic', () => {
     app = await createDemoApp({
       REDIS_URL: redis.url,
       RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
-      TRUST_PROXY: 'true',
+      TRUST_PROXY: 'loopback',
       ADMIN_TOKEN: 't',
     });
   });

@@ -2,7 +2,7 @@
  * Redis failure and recovery, end to end (SPEC section 8), for each RATE_LIMIT_ON_REDIS_ERROR mode.
  *
  * One owned redis-server for the file. For each mode, two demo instances (A, B) share it under a
- * fresh key prefix, with TRUST_PROXY=true so each phase uses a fresh client IP (X-Forwarded-For).
+ * fresh key prefix, with TRUST_PROXY=loopback so each phase uses a fresh client IP (X-Forwarded-For).
  * Two faults per mode:
  *  - stop():  the server exits; clients see the connection close and reconnect in the background
  *             (commands fail at once: no offline queue). Recovered by restart() on the same port.
@@ -71,7 +71,7 @@ async function twoInstances(
     REDIS_URL: redis.url,
     RATE_LIMIT_KEY_PREFIX: uniquePrefix(label),
     RATE_LIMIT_ON_REDIS_ERROR: mode,
-    TRUST_PROXY: 'true',
+    TRUST_PROXY: 'loopback',
   };
   const a = await createDemoApp(overrides);
   const b = await createDemoApp(overrides);

@@ -19,3 +19,18 @@ describe('validateDemoEnv', () => {
     },
   );
 });
+
+describe('TRUST_PROXY', () => {
+  it.each<[string | undefined, unknown]>([
+    [undefined, false],
+    ['', false],
+    ['false', false],
+    ['true', true],
+    ['1', 1],
+    [' 2 ', 2],
+    ['loopback', 'loopback'],
+    ['10.0.0.0/8, 192.168.1.7', '10.0.0.0/8, 192.168.1.7'],
+  ])('reads %j as Express does: %j', (value, expected) => {
+    expect(validateDemoEnv({ TRUST_PROXY: value }).demo.trustProxy).toEqual(expected);
+  });
+});

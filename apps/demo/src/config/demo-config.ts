@@ -1,4 +1,4 @@
-import type { OnRedisError } from '@app/rate-limit';
+import type { OnRedisError, TrustProxy } from '@app/rate-limit';
 
 /** The demo's settings, read from the environment once at start. */
 export interface DemoConfig {
@@ -12,7 +12,7 @@ export interface DemoConfig {
   commandTimeoutMs: number;
   policyRefreshMs: number;
   statsFlushMs: number;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   /** Bearer token of the admin API; undefined means one is generated at start (and logged once). */
   adminToken?: string;
 }
@@ -54,6 +54,20 @@ function integer(
 }
 
 /**
+ * TRUST_PROXY in Express's forms: unset or `false` (the socket address is the client), a hop
+ * count (`1` behind one load balancer), addresses/subnets/names (`loopback`,
+ * `10.0.0.0/8,192.168.1.7`), or `true` (every hop: the library warns at start). The library
+ * validates the list and names the bad entry.
+ */
+function trustProxy(value: string | undefined): TrustProxy {
+  const text = value?.trim() ?? '';
+  if (text === '' || text === 'false') return false;
+  if (text === 'true') return true;
+  if (/^\d+$/.test(text)) return Number(text);
+  return text;
+}
+
+/**
  * Validates the environment for ConfigModule. The result is nested under `demo` so that
  * ConfigModule does not copy it back into process.env (two apps in one test process stay apart).
  */
@@ -92,7 +106,7 @@ export function validateDemoEnv(env: Record<string, string | undefined>): { demo
         50,
         60_000,
       ),
-      trustProxy: env.TRUST_PROXY === 'true',
+      trustProxy: trustProxy(env.TRUST_PROXY),
       adminToken,
     },
   };

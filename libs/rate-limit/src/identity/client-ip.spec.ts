@@ -1,5 +1,10 @@
 import type { IncomingMessage } from 'node:http';
-import { createClientIpResolver, normalizeIp } from './client-ip';
+import {
+  createClientIpResolver,
+  normalizeIp,
+  PERMISSIVE_TRUST_PROXY_WARNING,
+  type TrustProxy,
+} from './client-ip';
 
 /** Just what proxy-addr (through `forwarded`) and the resolver read: headers and the socket address. */
 function fakeRequest(remoteAddress: string | undefined, forwardedFor?: string): IncomingMessage {
@@ -37,12 +42,12 @@ describe('normalizeIp', () => {
     expect(normalizeIp('203.0.113.7:51234')).toBe('203.0.113.7');
     expect(normalizeIp('[2001:db8:1:2::1]:443')).toBe(normalizeIp('2001:db8:1:2::1'));
     expect(normalizeIp('[::ffff:10.1.2.3]:80')).toBe('10.1.2.3');
-    // Not an address with a port: kept as it is.
-    expect(normalizeIp('proxy.example:8080')).toBe('proxy.example:8080');
   });
 
-  it('names a missing address', () => {
+  it('names a missing address, and text that is no address, unknown', () => {
     expect(normalizeIp('')).toBe('unknown');
+    expect(normalizeIp('proxy.example:8080')).toBe('unknown');
+    expect(normalizeIp('not-an-ip-1')).toBe('unknown');
   });
 });
 
@@ -128,5 +133,49 @@ describe('trustProxy as a comma-separated string, as Express takes it', () => {
 
   it('does not trust an address that is not listed', () => {
     expect(resolve(fakeRequest('10.0.0.3', '203.0.113.9'))).toBe('10.0.0.3');
+  });
+});
+
+describe('X-Forwarded-For entries that are no address (written by the client)', () => {
+  it.each<[string, TrustProxy]>([
+    ['true', true],
+    ['loopback', 'loopback'],
+    ['2 hops', 2],
+  ])('are never an identity with trustProxy %s: the socket address is', (_, trustProxy) => {
+    const resolve = createClientIpResolver(trustProxy, () => undefined);
+    for (let n = 0; n < 12; n++) {
+      expect(resolve(fakeRequest('127.0.0.1', `not-an-ip-${n}, 127.0.0.1`))).toBe('127.0.0.1');
+    }
+    expect(resolve(fakeRequest('127.0.0.1', 'x, {}, 127.0.0.1'))).toBe('127.0.0.1');
+  });
+});
+
+describe('trustProxy forms', () => {
+  it('true is warned about at start, loudly and once', () => {
+    const warnings: string[] = [];
+    createClientIpResolver(true, (message) => warnings.push(message));
+    expect(warnings).toEqual([PERMISSIVE_TRUST_PROXY_WARNING]);
+    expect(warnings[0]).toMatch(/any address/);
+  });
+
+  it('the narrower forms are not warned about', () => {
+    const warnings: string[] = [];
+    for (const form of [1, 'loopback', ['10.0.0.0/8'], () => false] as TrustProxy[]) {
+      createClientIpResolver(form, (message) => warnings.push(message));
+    }
+    expect(warnings).toEqual([]);
+  });
+
+  it('a function decides hop by hop, as in Express', () => {
+    const seen: [string, number][] = [];
+    const resolve = createClientIpResolver((address, hop) => {
+      seen.push([address, hop]);
+      return address === '10.0.0.1';
+    });
+    expect(resolve(fakeRequest('10.0.0.1', '203.0.113.5, 198.51.100.9'))).toBe('198.51.100.9');
+    expect(seen).toEqual([
+      ['10.0.0.1', 0],
+      ['198.51.100.9', 1],
+    ]);
   });
 });

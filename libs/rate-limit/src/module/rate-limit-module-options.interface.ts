@@ -49,7 +49,12 @@ export interface RateLimitModuleOptions {
   commandTimeoutMs?: number;
   /** @default 'standard' */
   headers?: HeaderStyle;
-  /** Which proxies' `X-Forwarded-For` to believe, as Express's `trust proxy`. @default false */
+  /**
+   * Which proxies' `X-Forwarded-For` to believe, as Express's `trust proxy`: a hop count (1 for
+   * one load balancer), addresses/subnets or `'loopback'`, or `(address, hop) => boolean`. `true`
+   * believes every hop (any client can pick its own address) and is warned about at start.
+   * @default false (the socket address is the client)
+   */
   trustProxy?: TrustProxy;
   /** Header read by `key: 'api-key'`. @default 'x-api-key' */
   apiKeyHeader?: string;

@@ -110,7 +110,8 @@ function clientIpResolver(trustProxy: unknown): ClientIpResolver {
     typeof trustProxy === 'boolean' ||
     (typeof trustProxy === 'number' && Number.isInteger(trustProxy) && trustProxy >= 0) ||
     typeof trustProxy === 'string' ||
-    (Array.isArray(trustProxy) && trustProxy.every((entry) => typeof entry === 'string'));
+    (Array.isArray(trustProxy) && trustProxy.every((entry) => typeof entry === 'string')) ||
+    typeof trustProxy === 'function';
   try {
     if (valid) return createClientIpResolver(trustProxy as TrustProxy | undefined);
   } catch (error) {
@@ -119,7 +120,7 @@ function clientIpResolver(trustProxy: unknown): ClientIpResolver {
   throw new RateLimitConfigError(
     WHERE,
     'trustProxy',
-    `must be true/false, a hop count, or trusted proxy addresses/subnets (got ${JSON.stringify(trustProxy)})`,
+    `must be a hop count, trusted proxy addresses/subnets, a function (address, hop) => boolean, or true/false (got ${JSON.stringify(trustProxy)})`,
   );
 }
 
