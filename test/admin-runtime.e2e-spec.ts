@@ -312,6 +312,37 @@ describe('admin API across two demo instances', () => {
       expect(await raw.exists(`${prefix}:policy:demo.gcra`)).toBe(0);
     });
 
+    // Each field is valid alone; the result is not (the sliding log's largest limit is 10,000).
+    it.each([
+      ['demo.sliding-window', { limit: 20_000 }],
+      ['demo.fixed-window', { algo: 'sliding-window', limit: 10_001 }],
+    ])('%s %j: 400 pointing to sliding-window-counter', async (name, body) => {
+      const res = await request(a.getHttpServer())
+        .patch(`/admin/policies/${name}`)
+        .set(auth)
+        .send(body)
+        .expect(400);
+      expect(JSON.stringify(res.body.message)).toContain('sliding-window-counter');
+      expect(await raw.exists(`${prefix}:policy:${name}`)).toBe(0);
+      expect((await policyOn(b, name)).override).toBeNull();
+    });
+
+    it('a limit the sliding log cannot take, then a switch to it: the switch is refused', async () => {
+      await request(a.getHttpServer())
+        .patch('/admin/policies/demo.fixed-window')
+        .set(auth)
+        .send({ limit: 50_000 })
+        .expect(200);
+      const before = await raw.hgetall(`${prefix}:policy:demo.fixed-window`);
+      await request(a.getHttpServer())
+        .patch('/admin/policies/demo.fixed-window')
+        .set(auth)
+        .send({ algo: 'sliding-window' })
+        .expect(400);
+      expect(await raw.hgetall(`${prefix}:policy:demo.fixed-window`)).toEqual(before);
+      expect(await policyOn(a, 'demo.fixed-window')).toMatchObject({ algo: 'fixed-window' });
+    });
+
     it('malformed JSON', async () => {
       await request(a.getHttpServer())
         .patch('/admin/policies/demo.gcra')

@@ -1,5 +1,5 @@
 import { RATE_LIMIT_ALGORITHMS } from '../src/policy/rate-limit-algorithm';
-import { MAX_LIMIT, MAX_WINDOW_MS } from '../src/policy/policy-limits';
+import { MAX_LIMIT, MAX_SLIDING_WINDOW_LIMIT, MAX_WINDOW_MS } from '../src/policy/policy-limits';
 import {
   Client,
   memoryFactory,
@@ -41,7 +41,12 @@ describe.each(factories)('extreme valid thresholds: $name store', (factory) => {
     it.each(EXTREMES)(
       'limit $limit, burst $burst, window $window ms: decided, expiry and waits capped',
       async (thresholds) => {
-        const p = policy({ algo, ...thresholds });
+        // The sliding log's largest valid limit is its own (see policy-limits.ts).
+        const limit =
+          algo === 'sliding-window'
+            ? Math.min(thresholds.limit, MAX_SLIDING_WINDOW_LIMIT)
+            : thresholds.limit;
+        const p = policy({ algo, ...thresholds, limit });
         const client = new Client(sut, 'ip:203.0.113.9');
         const capacity = algo.includes('bucket') || algo === 'gcra' ? p.burst : p.limit;
         // The whole capacity at once (the sliding log writes one member per unit: a few then).
@@ -95,4 +100,54 @@ describe('one batch, one extreme group: the other groups are decided as usual', 
       expect(outcomes.filter((o) => o.remaining === 4)).toHaveLength(20);
     },
   );
+});
+
+describe.each(factories)('sliding-window at its largest limit: $name store', (factory) => {
+  let sut: StoreUnderTest;
+
+  beforeAll(() => factory.setup());
+  afterAll(() => factory.teardown());
+  beforeEach(async () => {
+    sut = await factory.create();
+  });
+
+  it(`a cost of the whole limit (${MAX_SLIDING_WINDOW_LIMIT}) is admitted once, then refused`, async () => {
+    const p = policy({ algo: 'sliding-window', limit: MAX_SLIDING_WINDOW_LIMIT, window: 60_000 });
+    const client = new Client(sut, 'ip:203.0.113.10');
+    expect(await client.hit(p, undefined, MAX_SLIDING_WINDOW_LIMIT)).toMatchObject({
+      allowed: true,
+      remaining: 0,
+    });
+    expect(await client.hit(p)).toMatchObject({ allowed: false, reason: 1, remaining: 0 });
+    // Beyond the capacity: never admissible, nothing looped over.
+    expect(
+      await new Client(sut, 'ip:203.0.113.11').hit(p, undefined, MAX_SLIDING_WINDOW_LIMIT + 1),
+    ).toMatchObject({ allowed: false, reason: 3 });
+  });
+});
+
+describe('sliding-window: the work of one large cost in Redis', () => {
+  let sut: StoreUnderTest;
+
+  beforeAll(() => redis.setup());
+  afterAll(() => redis.teardown());
+  beforeEach(async () => {
+    sut = await redis.create();
+  });
+
+  const zaddCalls = async () => {
+    const info = await redis.admin().info('commandstats');
+    return Number(/cmdstat_zadd:calls=(\d+)/.exec(info)?.[1] ?? 0);
+  };
+
+  // A cost of 300,000 once meant 300,000 ZADDs in one script (Redis blocked for 910 ms).
+  it('a cost of 10,000 is added in chunks: at most 10 ZADD calls', async () => {
+    const p = policy({ algo: 'sliding-window', limit: MAX_SLIDING_WINDOW_LIMIT, window: 60_000 });
+    const before = await zaddCalls();
+    await new Client(sut, 'ip:203.0.113.12').hit(p, undefined, MAX_SLIDING_WINDOW_LIMIT);
+    expect((await zaddCalls()) - before).toBeLessThanOrEqual(10);
+    expect(await redis.admin().zcard(new Client(sut, 'ip:203.0.113.12').entry(p).key)).toBe(
+      MAX_SLIDING_WINDOW_LIMIT,
+    );
+  });
 });

@@ -8,6 +8,7 @@ import {
 import { ApplicationConfig } from '@nestjs/core';
 import type { RateLimitConfig } from '../module/resolve-module-options';
 import { capacityOf } from '../policy/rate-limit-algorithm';
+import { thresholdProblem } from '../policy/threshold-problem';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { RATE_LIMIT_CONFIG, RATE_LIMIT_OVERRIDES, RATE_LIMIT_STORE } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
@@ -59,6 +60,10 @@ export class RateLimitAdminService {
   /** Sets the changed fields of the override and announces the result to every instance. */
   async update(name: string, patch: PolicyPatch): Promise<PolicyView> {
     this.known(name);
+    // Checked as a whole before anything is written (each field was validated on its own).
+    const result = this.registry.preview(name, { ...this.registry.override(name), ...patch });
+    const problem = result && thresholdProblem(result);
+    if (problem) throw new BadRequestException([problem]);
     const fields = { ...patch, updatedAt: Date.now() };
     const override = await this.unavailableOnError(() => this.overrides.update(name, fields));
     this.registry.applyOverride(name, override);

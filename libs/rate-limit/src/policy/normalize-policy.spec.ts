@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import { normalizePolicy } from './normalize-policy';
-import { MAX_LIMIT, MAX_WINDOW_MS } from './policy-limits';
+import { MAX_LIMIT, MAX_SLIDING_WINDOW_LIMIT, MAX_WINDOW_MS } from './policy-limits';
 import { RATE_LIMIT_ALGORITHMS } from './rate-limit-algorithm';
 import type { RateLimitOptions } from './rate-limit-options.interface';
 
@@ -170,6 +170,30 @@ describe('normalizePolicy', () => {
   it('reports the value it got', () => {
     expect(rejectionOf({ limit: 0 }).message).toContain('(got 0)');
     expect(rejectionOf({ window: '10 parsecs' }).message).toContain('10 parsecs');
+  });
+});
+
+describe('sliding-window log size (bounded work per request)', () => {
+  it('refuses a sliding-window limit above 10,000, pointing to sliding-window-counter', () => {
+    const error = rejectionOf({ algo: 'sliding-window', limit: MAX_SLIDING_WINDOW_LIMIT + 1 });
+    expect(error.field).toBe('limit');
+    expect(error.message).toContain(String(MAX_SLIDING_WINDOW_LIMIT));
+    expect(error.message).toContain('sliding-window-counter');
+  });
+
+  it('accepts 10,000 for the log, and any limit for the other algorithms', () => {
+    expect(
+      normalizePolicy(
+        { algo: 'sliding-window', limit: MAX_SLIDING_WINDOW_LIMIT, window: 1 },
+        'a',
+        WHERE,
+      ).limit,
+    ).toBe(MAX_SLIDING_WINDOW_LIMIT);
+    for (const algo of RATE_LIMIT_ALGORITHMS.filter((a) => a !== 'sliding-window')) {
+      expect(normalizePolicy({ algo, limit: MAX_LIMIT, window: 1 }, 'a', WHERE).limit).toBe(
+        MAX_LIMIT,
+      );
+    }
   });
 });
 

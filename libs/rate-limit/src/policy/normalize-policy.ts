@@ -4,6 +4,7 @@ import { MAX_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS } from './policy-limits';
 import { RATE_LIMIT_ALGORITHMS, isRateLimitAlgorithm } from './rate-limit-algorithm';
 import type { RateLimitOptions } from './rate-limit-options.interface';
 import type { RateLimitPolicy } from './rate-limit-policy.interface';
+import { thresholdProblem } from './threshold-problem';
 
 const NAME = /^[A-Za-z0-9._\-#/@]{1,128}$/;
 const MODES = ['enforce', 'shadow'];
@@ -54,6 +55,8 @@ export function normalizePolicy(
     );
   }
   const limit = checkCount(where, 'limit', options.limit);
+  const problem = thresholdProblem({ algo, limit });
+  if (problem) throw new RateLimitConfigError(where, 'limit', problem.replace(/^limit /, ''));
   const mode = options.mode ?? 'enforce';
   if (!MODES.includes(mode)) {
     throw new RateLimitConfigError(

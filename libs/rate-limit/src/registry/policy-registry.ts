@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { PolicyOverride } from '../admin/policy-view.interface';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
+import { thresholdProblem } from '../policy/threshold-problem';
 
 type Handler = (...args: unknown[]) => unknown;
 
@@ -93,17 +94,24 @@ export class PolicyRegistry {
     return this.policies.get(name)?.usages ?? [];
   }
 
-  /** Applies (or with null removes) an override; listeners hear of real changes only. */
-  applyOverride(name: string, override: PolicyOverride | null): void {
+  /**
+   * Applies (or with null removes) an override; listeners hear of real changes only. An override
+   * whose result is invalid as a whole (see threshold-problem.ts) is not applied: the problem is
+   * returned.
+   */
+  applyOverride(name: string, override: PolicyOverride | null): string | undefined {
     const entry = this.policies.get(name);
-    if (!entry) return;
-    entry.override = override;
+    if (!entry) return undefined;
     const next = effectivePolicy(entry.defaults, entry.burstFollowsLimit, override);
+    const problem = thresholdProblem(next);
+    if (problem) return problem;
+    entry.override = override;
     const changed = (Object.keys(next) as (keyof RateLimitPolicy)[]).some(
       (k) => next[k] !== entry.effective[k],
     );
     entry.effective = next;
     if (changed) for (const listener of this.listeners) listener(name, next);
+    return undefined;
   }
 
   /** The policy an override would produce, without applying it. */

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { resolveModuleOptions } from '../module/resolve-module-options';
 import { normalizePolicy } from '../policy/normalize-policy';
 import { PolicyRegistry } from '../registry/policy-registry';
@@ -46,6 +47,7 @@ describe('PolicySync', () => {
     await booted;
   });
   afterEach(async () => {
+    jest.restoreAllMocks();
     await sync.onModuleDestroy();
   });
 
@@ -92,5 +94,19 @@ describe('PolicySync', () => {
     store.pending.shift()!(stored);
     await new Promise((resolve) => setImmediate(resolve));
     expect(registry.get('p')).toMatchObject({ limit: 2, mode: 'shadow' });
+  });
+
+  it('ignores, with a warning, an override whose result is invalid as a whole', async () => {
+    const warnings: string[] = [];
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => {
+      warnings.push(String(message));
+    });
+    const refreshing = sync.refresh();
+    await Promise.resolve();
+    // Each field is valid; together they ask for a sliding-window log of 20,000 per client.
+    store.pending.shift()!(new Map([['p', { algo: 'sliding-window', limit: '20000' }]]));
+    await refreshing;
+    expect(registry.get('p')).toMatchObject({ algo: 'fixed-window', limit: 5 });
+    expect(warnings.join('\n')).toMatch(/Ignored the override of "p".*sliding-window-counter/);
   });
 });

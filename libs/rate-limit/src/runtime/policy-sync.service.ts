@@ -126,7 +126,9 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private apply(name: string, override: PolicyOverride | null): void {
-    if (this.registry.has(name)) this.registry.applyOverride(name, override);
+    const problem = this.registry.applyOverride(name, override);
+    if (problem)
+      this.warnOnce(`${name}:${problem}`, `Ignored the override of "${name}": ${problem}`);
   }
 
   private warnOnce(key: string, message: string): void {

@@ -30,10 +30,17 @@ algorithms['sliding-window'] = {
   commit = function(p, st)
     call('ZREMRANGEBYSCORE', p.key, '-inf', num(p.now - p.windowUs))
     -- Members must be unique even for two requests in the same microsecond: NX refuses a
-    -- member that exists, and the sequence moves on until one is new.
-    local seq = st.count
-    for _ = 1, p.cost do
-      repeat seq = seq + 1 until call('ZADD', p.key, 'NX', int(p.now), int(p.now) .. '-' .. int(seq)) == 1
+    -- member that exists, and the sequence moves on until as many are new as the cost. Added
+    -- up to 1,000 per ZADD: a cost of thousands is a few commands, not one per unit.
+    local score, seq, left = int(p.now), st.count, p.cost
+    while left > 0 do
+      local args, n = { 'NX' }, min(left, 1000)
+      for i = 1, n do
+        args[2 * i] = score
+        args[2 * i + 1] = score .. '-' .. int(seq + i)
+      end
+      seq = seq + n
+      left = left - call('ZADD', p.key, unpack(args))
     end
     call('PEXPIRE', p.key, px(p.windowUs))
   end,
