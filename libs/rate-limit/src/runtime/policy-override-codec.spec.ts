@@ -68,4 +68,17 @@ describe('parseOverrideHash', () => {
       expect(problems).toEqual([`${field}="1" (unknown field)`]);
     },
   );
+
+  // Every field's value is checked against an allow-list: `enabled=__proto__` once became {}
+  // and `enabled=constructor` a function, both applied without a warning.
+  it.each(['algo', 'mode', 'enabled', 'limit', 'burst', 'windowMs', 'updatedAt'])(
+    'the field %s with a prototype name as its value is reported and ignored',
+    (field) => {
+      for (const raw of ['__proto__', 'constructor', 'hasOwnProperty', 'toString', 'valueOf']) {
+        const { override, problems } = parseOverrideHash({ limit: '4', [field]: raw });
+        expect(problems).toEqual([`${field}=${JSON.stringify(raw)}`]);
+        expect(override).toEqual(field === 'limit' ? null : { limit: 4 });
+      }
+    },
+  );
 });

@@ -14,13 +14,19 @@ const integerIn = (min: number, max: number) => (raw: string) => {
   return /^\d+$/.test(raw) && n >= min && n <= max ? n : undefined;
 };
 
+/** A closed list of accepted texts: a Map, since `{...}[raw]` finds `__proto__` and `constructor`. */
+function oneOf<T>(values: Record<string, T>): (raw: string) => T | undefined {
+  const accepted = new Map(Object.entries(values));
+  return (raw) => accepted.get(raw);
+}
+
 const PARSERS: Record<keyof PolicyOverride, (raw: string) => unknown> = {
   algo: (raw) => (isRateLimitAlgorithm(raw) ? raw : undefined),
   limit: integerIn(1, MAX_LIMIT),
   burst: integerIn(1, MAX_LIMIT),
   windowMs: integerIn(MIN_WINDOW_MS, MAX_WINDOW_MS),
-  mode: (raw) => (raw === 'enforce' || raw === 'shadow' ? raw : undefined),
-  enabled: (raw) => ({ true: true, '1': true, false: false, '0': false })[raw],
+  mode: oneOf({ enforce: 'enforce', shadow: 'shadow' }),
+  enabled: oneOf({ true: true, '1': true, false: false, '0': false }),
   updatedAt: integerIn(0, Number.MAX_SAFE_INTEGER),
 };
 
