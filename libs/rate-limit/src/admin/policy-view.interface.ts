@@ -42,6 +42,8 @@ export interface KeyUsage {
   used: number;
   remaining: number;
   resetMs: number;
+  /** Milliseconds left of a `blockFor` penalty; 0 when not blocked. */
+  blockedMs: number;
 }
 
 export interface KeyUsagePage {

@@ -27,6 +27,7 @@ function adminWith(read: () => Promise<(RateLimitDecision | undefined)[]>): Rate
       keys: ['rl:{ip%3A10.0.0.1}:p:fixed-window', 'rl:{ip%3A10.0.0.2}:p:fixed-window'],
       cursor: null,
     }),
+    existing: async (keys: string[]) => keys.map(() => false),
   } as unknown as RateLimitStore;
   const limiter = { peekTags: read } as unknown as RateLimiterService;
   return new RateLimitAdminService(
@@ -47,8 +48,8 @@ describe('RateLimitAdminService keys listing', () => {
   it('lists what Redis answered', async () => {
     const page = await adminWith(async () => [usage(5), usage(3)]).keys('p', undefined, 100);
     expect(page.items).toEqual([
-      { identity: 'ip:10.0.0.1', used: 0, remaining: 5, resetMs: 0 },
-      { identity: 'ip:10.0.0.2', used: 2, remaining: 3, resetMs: 0 },
+      { identity: 'ip:10.0.0.1', used: 0, remaining: 5, resetMs: 0, blockedMs: 0 },
+      { identity: 'ip:10.0.0.2', used: 2, remaining: 3, resetMs: 0, blockedMs: 0 },
     ]);
   });
 

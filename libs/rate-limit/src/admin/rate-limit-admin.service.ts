@@ -77,16 +77,25 @@ export class RateLimitAdminService {
     return this.get(name);
   }
 
-  /** Live usage per identity under the policy's current algorithm, a SCAN page at a time. */
+  /**
+   * Live usage per identity under the policy's current algorithm, a SCAN page at a time: every
+   * identity with state, and every identity still blocked (`blockFor`) whose state has expired.
+   */
   async keys(name: string, cursor: string | undefined, count: number): Promise<KeyUsagePage> {
     const policy = this.known(name);
-    if (cursor !== undefined && cursor !== '' && !CURSOR[this.store.kind].test(cursor)) {
+    // `0` is where every SCAN starts, so it is the first page too (as no cursor).
+    const from = cursor === undefined || cursor === '' || cursor === '0' ? null : cursor;
+    if (from !== null && !CURSOR[this.store.kind].test(from)) {
       throw new BadRequestException(BAD_CURSOR);
     }
-    const match = `${this.config.keys.prefix}:{*}:${policy.name}:${policy.algo}`;
+    const stateSuffix = `}:${policy.name}:${policy.algo}`;
+    const blockSuffix = `${stateSuffix}:block`;
+    // One pattern for both kinds of key; it also matches other algorithms whose name starts with
+    // this one's (sliding-window-counter), which the suffix test drops.
+    const match = `${this.config.keys.prefix}:{*${stateSuffix}*`;
     const page = await this.unavailableOnError(async () => {
       try {
-        return await this.store.scan(match, cursor || null, count);
+        return await this.store.scan(match, from, count);
       } catch (error) {
         // Well-formed but not one Redis gave out (past 2^64): Redis refuses it.
         if (/invalid cursor/i.test((error as Error).message)) {
@@ -95,7 +104,9 @@ export class RateLimitAdminService {
         throw error;
       }
     });
-    const tags = page.keys.map((key) => this.config.keys.tagOfKey(key));
+    const tags = await this.unavailableOnError(() =>
+      this.listedTags(page.keys, stateSuffix, blockSuffix),
+    );
     const decisions = await this.unavailableOnError(() => this.limiter.peekTags(policy, tags));
     const capacity = capacityOf(policy);
     // A key Redis could not read (another type, written by hand) is left out of the page.
@@ -107,11 +118,32 @@ export class RateLimitAdminService {
               used: Math.max(0, capacity - d.remaining),
               remaining: d.remaining,
               resetMs: d.resetMs,
+              blockedMs: d.reason === 'blocked' ? d.retryAfterMs : 0,
             },
           ]
         : [],
     );
     return { items, cursor: page.cursor };
+  }
+
+  /**
+   * The tags a page of keys lists, each once: the identity of a state key, and of a block key
+   * whose state key is gone (while both exist, the state key lists it, on whichever page).
+   */
+  private async listedTags(
+    keys: readonly string[],
+    stateSuffix: string,
+    blockSuffix: string,
+  ): Promise<string[]> {
+    const tagOf = (key: string) => this.config.keys.tagOfKey(key);
+    const stateTags = keys.filter((key) => key.endsWith(stateSuffix)).map(tagOf);
+    const withState = new Set(stateTags);
+    const blockKeys = keys.filter((key) => key.endsWith(blockSuffix) && !withState.has(tagOf(key)));
+    const stateExists = await this.store.existing(
+      blockKeys.map((key) => key.slice(0, -':block'.length)),
+    );
+    const blockedOnly = blockKeys.filter((_, i) => !stateExists[i]).map(tagOf);
+    return [...new Set([...stateTags, ...blockedOnly])];
   }
 
   async resetKey(name: string, identity: string): Promise<void> {

@@ -53,6 +53,8 @@ export interface RateLimitStore {
    * answer in time rejects the whole call.
    */
   inspect(groups: readonly (readonly StoreEntry[])[]): Promise<(StoreReply | Error)[]>;
+  /** Which of the keys exist (the admin listing), on the listing's own time budget like inspect. */
+  existing(keys: readonly string[]): Promise<boolean[]>;
   delete(keys: readonly string[]): Promise<void>;
   /**
    * Keys matching a glob (`*` only), a page at a time without blocking the store; `cursor` null

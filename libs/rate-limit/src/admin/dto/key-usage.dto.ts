@@ -21,6 +21,14 @@ export class KeyUsageDto implements KeyUsage {
     example: 6_400,
   })
   resetMs!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Milliseconds left of a `blockFor` penalty (listed even after its window ended); 0 when not blocked.',
+    example: 0,
+  })
+  blockedMs!: number;
 }
 
 /** @publicApi */

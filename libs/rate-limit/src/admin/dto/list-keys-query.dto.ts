@@ -12,7 +12,7 @@ export const DEFAULT_KEYS_PAGE = 100;
  */
 export class ListKeysQueryDto {
   @ApiPropertyOptional({
-    description: 'The `cursor` of the previous page; omit it for the first page.',
+    description: 'The `cursor` of the previous page; omit it, or pass 0, for the first page.',
     example: '0:1739',
     maxLength: 4096,
   })

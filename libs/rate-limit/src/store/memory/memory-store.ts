@@ -51,6 +51,10 @@ export class MemoryStore implements RateLimitStore {
     return groups.map((entries) => this.decideSync('peek', entries, now));
   }
 
+  async existing(keys: readonly string[]): Promise<boolean[]> {
+    return keys.map((key) => this.keyspace.get(key) !== undefined);
+  }
+
   async delete(keys: readonly string[]): Promise<void> {
     for (const key of keys) this.keyspace.del(key);
   }

@@ -131,6 +131,15 @@ export class RedisStore implements RateLimitStore {
     return replies;
   }
 
+  async existing(keys: readonly string[]): Promise<boolean[]> {
+    // One EXISTS per key (different identities are different slots), sent together.
+    const counts = await withTimeout(
+      Promise.all(keys.map((key) => this.client.exists(key))),
+      INSPECT_BUDGET_MS,
+    );
+    return counts.map((count) => count > 0);
+  }
+
   async delete(keys: readonly string[]): Promise<void> {
     // One DEL per key: on a cluster, keys of different identities live in different slots.
     await this.send((roundTrip) => roundTrip(Promise.all(keys.map((key) => this.client.del(key)))));
