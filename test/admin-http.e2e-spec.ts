@@ -15,7 +15,7 @@ import {
 import { createDemoApp } from './utils/create-demo-app';
 import { untilDisconnected, untilReady } from './utils/redis-readiness';
 
-const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
+const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdefghij';
 const AUTH = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 
 type Method = 'get' | 'patch' | 'delete';
@@ -70,7 +70,13 @@ let app: INestApplication;
 beforeAll(async () => {
   redis = await startTestRedis();
   app = await createDemoApp(
-    { REDIS_URL: redis.url, RATE_LIMIT_KEY_PREFIX: uniquePrefix('admin-http'), ADMIN_TOKEN },
+    {
+      REDIS_URL: redis.url,
+      RATE_LIMIT_KEY_PREFIX: uniquePrefix('admin-http'),
+      ADMIN_TOKEN,
+      // Each route is tried without and with a wrong token here: not a guessing client.
+      ADMIN_FAILED_TOKEN_LIMIT: '100',
+    },
     { swagger: true },
   );
   await untilReady(app);

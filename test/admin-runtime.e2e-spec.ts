@@ -9,7 +9,7 @@ import { within } from './support/within';
  * The admin API on TWO demo instances sharing one Redis: what an operator changes on one is
  * enforced by the other at once, and usage, resets and stats cover both.
  */
-const TOKEN = 'e2e-admin-token';
+const TOKEN = 'e2e-admin-token-0123456789abcdefghij';
 const auth = { Authorization: `Bearer ${TOKEN}` };
 
 describe('admin API across two demo instances', () => {

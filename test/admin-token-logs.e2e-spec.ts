@@ -15,7 +15,7 @@ class CapturingLogger extends ConsoleLogger {
 }
 
 describe('the admin token stays out of the logs', () => {
-  const TOKEN = 'tok-6a1f0c9e2b7d44c1a8f3';
+  const TOKEN = 'tok-6a1f0c9e2b7d44c1a8f3-5e0b9d2c7a41';
   let redis: TestRedis;
   let app: INestApplication;
   const logger = new CapturingLogger();

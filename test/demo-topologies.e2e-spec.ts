@@ -40,7 +40,7 @@ describe('demo on a Redis Cluster (REDIS_CLUSTER_NODES)', () => {
       REDIS_CLUSTER_NODES: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(','),
       RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
       TRUST_PROXY: 'loopback',
-      ADMIN_TOKEN: 't',
+      ADMIN_TOKEN: 'topologies-admin-token-0123456789abcdef',
     };
     [a, b] = await Promise.all([createDemoApp(env), createDemoApp(env)]);
   }, 60_000);
@@ -84,7 +84,7 @@ describe('demo on Redis Sentinel (REDIS_SENTINELS)', () => {
       REDIS_SENTINEL_NAME: sentinel.name,
       RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
       TRUST_PROXY: 'loopback',
-      ADMIN_TOKEN: 't',
+      ADMIN_TOKEN: 'topologies-admin-token-0123456789abcdef',
     };
     [a, b] = await Promise.all([createDemoApp(env), createDemoApp(env)]);
   }, 60_000);
@@ -110,7 +110,7 @@ describe('Redis killed while requests are in flight', () => {
       REDIS_URL: redis.url,
       RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
       TRUST_PROXY: 'loopback',
-      ADMIN_TOKEN: 't',
+      ADMIN_TOKEN: 'topologies-admin-token-0123456789abcdef',
     });
   });
   afterAll(async () => {

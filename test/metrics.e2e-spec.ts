@@ -19,7 +19,7 @@ describe('GET /metrics after traffic', () => {
       REDIS_URL: redis.url,
       RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
       TRUST_PROXY: 'loopback',
-      ADMIN_TOKEN: 't',
+      ADMIN_TOKEN: 'metrics-admin-token-0123456789abcdefgh',
     });
   });
   afterAll(async () => {

@@ -20,7 +20,7 @@ describe.each(['memory', 'open', 'closed'])(
         REDIS_URL: redis.url,
         RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
         RATE_LIMIT_ON_REDIS_ERROR: mode,
-        ADMIN_TOKEN: 't',
+        ADMIN_TOKEN: 'timers-admin-token-0123456789abcdefghi',
       });
       await request(app.getHttpServer()).get('/api/gcra').expect(200);
       await redis.pause();

@@ -51,9 +51,13 @@ export class AppModule {
         }),
         RateLimitAdminModule.forRootAsync({
           inject: [ConfigService],
-          useFactory: (config: ConfigService) => ({
-            token: resolveAdminToken(config.getOrThrow<DemoConfig>('demo')),
-          }),
+          useFactory: (config: ConfigService) => {
+            const demo = config.getOrThrow<DemoConfig>('demo');
+            return {
+              token: resolveAdminToken(demo),
+              failedTokenLimit: { limit: demo.adminFailedTokenLimit, window: '15m' },
+            };
+          },
           path: 'admin',
         }),
         TerminusModule,

@@ -56,6 +56,8 @@ export type {
 } from './admin/rate-limit-admin-options.interface';
 export { RateLimitAdminController } from './admin/rate-limit-admin.controller';
 export { RateLimitAdminService } from './admin/rate-limit-admin.service';
+export { MIN_ADMIN_TOKEN_LENGTH } from './admin/admin-token';
+export { FAILED_TOKEN_POLICY } from './admin/failed-token-limiter';
 export type {
   KeyUsage,
   KeyUsagePage,

@@ -34,3 +34,22 @@ describe('TRUST_PROXY', () => {
     expect(validateDemoEnv({ TRUST_PROXY: value }).demo.trustProxy).toEqual(expected);
   });
 });
+
+describe('ADMIN_TOKEN', () => {
+  it.each(['change-me', 'q', 'q'.repeat(31)])(
+    'refuses %j: shorter than 32 characters, without echoing it',
+    (token) => {
+      const call = () => validateDemoEnv({ ADMIN_TOKEN: token });
+      expect(call).toThrow(/ADMIN_TOKEN must be at least 32 characters/);
+      expect(call).toThrow(
+        expect.objectContaining({ message: expect.not.stringContaining(token) }),
+      );
+    },
+  );
+
+  it('takes 32 characters, and leaves an unset or empty one to be generated', () => {
+    expect(validateDemoEnv({ ADMIN_TOKEN: 'k'.repeat(32) }).demo.adminToken).toBe('k'.repeat(32));
+    expect(validateDemoEnv({}).demo.adminToken).toBeUndefined();
+    expect(validateDemoEnv({ ADMIN_TOKEN: '' }).demo.adminToken).toBeUndefined();
+  });
+});

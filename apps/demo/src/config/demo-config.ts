@@ -1,4 +1,4 @@
-import type { OnRedisError, TrustProxy } from '@app/rate-limit';
+import { MIN_ADMIN_TOKEN_LENGTH, type OnRedisError, type TrustProxy } from '@app/rate-limit';
 
 /** The demo's settings, read from the environment once at start. */
 export interface DemoConfig {
@@ -15,6 +15,8 @@ export interface DemoConfig {
   trustProxy: TrustProxy;
   /** Bearer token of the admin API; undefined means one is generated at start (and logged once). */
   adminToken?: string;
+  /** Failed admin token attempts allowed per client address in 15 minutes. */
+  adminFailedTokenLimit: number;
 }
 
 const ON_REDIS_ERROR: readonly OnRedisError[] = ['memory', 'open', 'closed'];
@@ -82,6 +84,12 @@ export function validateDemoEnv(env: Record<string, string | undefined>): { demo
   if (adminToken !== undefined && /\s/.test(adminToken)) {
     throw new Error('ADMIN_TOKEN must not contain whitespace (it is sent as a Bearer token)');
   }
+  if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new Error(
+      `ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (got ${adminToken.length}): ` +
+        'generate one with `openssl rand -hex 32`, or leave it unset to have one generated and logged',
+    );
+  }
   return {
     demo: {
       port: integer('PORT', env.PORT, 3000, 0, 65535),
@@ -108,6 +116,13 @@ export function validateDemoEnv(env: Record<string, string | undefined>): { demo
       ),
       trustProxy: trustProxy(env.TRUST_PROXY),
       adminToken,
+      adminFailedTokenLimit: integer(
+        'ADMIN_FAILED_TOKEN_LIMIT',
+        env.ADMIN_FAILED_TOKEN_LIMIT,
+        10,
+        1,
+        1_000_000,
+      ),
     },
   };
 }

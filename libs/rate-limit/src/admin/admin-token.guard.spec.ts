@@ -3,8 +3,10 @@ import crypto from 'node:crypto';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import { adminTokenDigest } from './admin-token';
 import { AdminTokenGuard } from './admin-token.guard';
+import type { FailedTokenLimiter } from './failed-token-limiter';
+import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
 
-const TOKEN = 's3cret-admin-token';
+const TOKEN = 's3cret-admin-token-0123456789abcdef';
 
 interface FakeHttp {
   context: ExecutionContext;
@@ -22,13 +24,31 @@ function httpContext(headers: Record<string, string | string[] | undefined>): Fa
   return { context, setHeader };
 }
 
+/** Counts failures like the real one: `allowed` failures, then refusals. */
+function failureLimiter(allowed: number) {
+  let failures = 0;
+  const refusal = {
+    policy: 'rate-limit-admin.failed-token',
+    allowed: false,
+    retryAfterMs: 61_000,
+  } as RateLimitDecision;
+  return {
+    refusal: async () => (failures > allowed ? refusal : undefined),
+    failed: async () => (++failures > allowed ? refusal : undefined),
+    count: () => failures,
+  };
+}
+
 describe('AdminTokenGuard', () => {
-  const guard = new AdminTokenGuard(adminTokenDigest({ token: TOKEN }));
+  const guard = new AdminTokenGuard(
+    adminTokenDigest({ token: TOKEN }),
+    failureLimiter(Infinity) as unknown as FailedTokenLimiter,
+  );
 
   it.each([`Bearer ${TOKEN}`, `bearer ${TOKEN}`, `Bearer  ${TOKEN} `])(
     'admits %j',
-    (authorization) => {
-      expect(guard.canActivate(httpContext({ authorization }).context)).toBe(true);
+    async (authorization) => {
+      await expect(guard.canActivate(httpContext({ authorization }).context)).resolves.toBe(true);
     },
   );
 
@@ -43,16 +63,16 @@ describe('AdminTokenGuard', () => {
     ['a scheme without token', 'Bearer '],
     ['two tokens', `Bearer ${TOKEN} ${TOKEN}`],
     ['a repeated header (array)', [`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]],
-  ])('rejects %s with 401 and WWW-Authenticate: Bearer', (_label, authorization) => {
+  ])('rejects %s with 401 and WWW-Authenticate: Bearer', async (_label, authorization) => {
     const { context, setHeader } = httpContext({ authorization });
-    expect(() => guard.canActivate(context)).toThrow(UnauthorizedException);
+    await expect(guard.canActivate(context)).rejects.toThrow(UnauthorizedException);
     expect(setHeader).toHaveBeenCalledWith('WWW-Authenticate', 'Bearer');
   });
 
-  it('never echoes the presented token', () => {
+  it('never echoes the presented token', async () => {
     const { context } = httpContext({ authorization: 'Bearer guess-123' });
     try {
-      guard.canActivate(context);
+      await guard.canActivate(context);
       throw new Error('admitted');
     } catch (error) {
       expect(JSON.stringify((error as UnauthorizedException).getResponse())).not.toContain(
@@ -61,10 +81,10 @@ describe('AdminTokenGuard', () => {
     }
   });
 
-  it('compares equal-length SHA-256 digests with timingSafeEqual', () => {
+  it('compares equal-length SHA-256 digests with timingSafeEqual', async () => {
     const spy = jest.spyOn(crypto, 'timingSafeEqual');
     try {
-      guard.canActivate(httpContext({ authorization: 'Bearer x' }).context);
+      await guard.canActivate(httpContext({ authorization: 'Bearer x' }).context);
     } catch {
       // expected 401
     }
@@ -72,6 +92,25 @@ describe('AdminTokenGuard', () => {
     const [a, b] = spy.mock.calls[0];
     expect([a.byteLength, b.byteLength]).toEqual([32, 32]);
     spy.mockRestore();
+  });
+
+  it('after too many failures refuses every attempt with 429 and Retry-After, a right token too', async () => {
+    const failures = failureLimiter(3);
+    const limited = new AdminTokenGuard(
+      adminTokenDigest({ token: TOKEN }),
+      failures as unknown as FailedTokenLimiter,
+    );
+    for (let i = 0; i < 3; i++) {
+      await expect(
+        limited.canActivate(httpContext({ authorization: 'Bearer wrong' }).context),
+      ).rejects.toThrow(UnauthorizedException);
+    }
+    const fourth = httpContext({ authorization: 'Bearer wrong' });
+    await expect(limited.canActivate(fourth.context)).rejects.toMatchObject({ status: 429 });
+    expect(fourth.setHeader).toHaveBeenCalledWith('Retry-After', '61');
+    const right = httpContext({ authorization: `Bearer ${TOKEN}` });
+    await expect(limited.canActivate(right.context)).rejects.toMatchObject({ status: 429 });
+    expect(failures.count()).toBe(4); // the refused right token was not counted as a failure
   });
 });
 
@@ -86,6 +125,16 @@ describe('adminTokenDigest (bootstrap validation)', () => {
     const call = () => adminTokenDigest({ token } as { token: string });
     expect(call).toThrow(RateLimitConfigError);
     expect(call).toThrow(/RateLimitAdminModule: "token" must be a non-empty string/);
+  });
+
+  it.each(['z', 'change-me', 'a'.repeat(31)])('refuses %j: shorter than 32 characters', (token) => {
+    const call = () => adminTokenDigest({ token });
+    expect(call).toThrow(/"token" must be at least 32 characters \(got \d+\)/);
+    expect(call).toThrow(expect.objectContaining({ message: expect.not.stringContaining(token) }));
+  });
+
+  it('accepts 32 characters', () => {
+    expect(adminTokenDigest({ token: 'a'.repeat(32) })).toHaveLength(32);
   });
 
   it('does not put the token into the error', () => {

@@ -1,4 +1,5 @@
 import {
+  HttpException,
   Inject,
   Injectable,
   UnauthorizedException,
@@ -6,9 +7,13 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
+import { RateLimitExceededException } from '../guard/rate-limit-exceeded.exception';
 import { ADMIN_TOKEN_DIGEST, sha256 } from './admin-token';
+import { FailedTokenLimiter } from './failed-token-limiter';
 
-interface HeaderCarrier {
+interface HeaderCarrier extends IncomingMessage {
   headers: Record<string, string | string[] | undefined>;
 }
 
@@ -22,22 +27,45 @@ const BEARER = /^Bearer +(\S+) *$/i;
 /**
  * Admits a request only with `Authorization: Bearer <token>` carrying the configured token.
  * Digests of equal length are compared with `timingSafeEqual`, so neither the token's content
- * nor its length leaks through timing. The presented token is never logged or echoed.
+ * nor its length leaks through timing. The presented token is never logged or echoed. Failed
+ * attempts are counted per client; one too many refuses the client for a while (429).
  */
 @Injectable()
 export class AdminTokenGuard implements CanActivate {
-  constructor(@Inject(ADMIN_TOKEN_DIGEST) private readonly expected: Buffer) {}
+  constructor(
+    @Inject(ADMIN_TOKEN_DIGEST) private readonly expected: Buffer,
+    private readonly failures: FailedTokenLimiter,
+  ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
-    const presented = bearerToken(http.getRequest<HeaderCarrier>().headers.authorization);
-    if (presented !== undefined && timingSafeEqual(sha256(presented), this.expected)) return true;
-    // RFC 6750 section 3: a 401 names the scheme it expects.
+    const request = http.getRequest<HeaderCarrier>();
     const response = http.getResponse<HeaderSink>();
-    if (typeof response.header === 'function') response.header('WWW-Authenticate', 'Bearer');
-    else response.setHeader?.('WWW-Authenticate', 'Bearer');
+    const refusal = await this.failures.refusal(request);
+    if (refusal) throw tooManyFailures(response, refusal);
+    const presented = bearerToken(request.headers.authorization);
+    if (presented !== undefined && timingSafeEqual(sha256(presented), this.expected)) return true;
+    const refused = await this.failures.failed(request);
+    if (refused) throw tooManyFailures(response, refused);
+    // RFC 6750 section 3: a 401 names the scheme it expects.
+    setHeader(response, 'WWW-Authenticate', 'Bearer');
     throw new UnauthorizedException('A valid "Authorization: Bearer <token>" header is required');
   }
+}
+
+function tooManyFailures(response: HeaderSink, refusal: RateLimitDecision): HttpException {
+  const seconds = Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
+  setHeader(response, 'Retry-After', String(seconds));
+  return new RateLimitExceededException(
+    refusal.policy,
+    seconds,
+    'Too Many Requests: too many failed admin token attempts',
+  );
+}
+
+function setHeader(response: HeaderSink, name: string, value: string): void {
+  if (typeof response.header === 'function') response.header(name, value);
+  else response.setHeader?.(name, value);
 }
 
 function bearerToken(header: string | string[] | undefined): string | undefined {

@@ -9,9 +9,12 @@ export function sha256(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
 }
 
+/** Shorter tokens can be guessed or were typed by hand (`change-me`); 32 random characters cannot. */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
 /**
  * Validates the configured token once, at bootstrap, and keeps only its digest: a missing,
- * empty or whitespace-containing token (which no `Bearer` header could carry) stops the app.
+ * short or whitespace-containing token (which no `Bearer` header could carry) stops the app.
  */
 export function adminTokenDigest(options: RateLimitAdminModuleOptions | undefined): Buffer {
   const token: unknown = options?.token;
@@ -22,6 +25,14 @@ export function adminTokenDigest(options: RateLimitAdminModuleOptions | undefine
       `must be a non-empty string without whitespace (the admin API's bearer token); got ${
         typeof token === 'string' ? 'a string that is empty or contains whitespace' : typeof token
       }`,
+    );
+  }
+  if (token.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new RateLimitConfigError(
+      'RateLimitAdminModule',
+      'token',
+      `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (got ${token.length}); ` +
+        'generate one, e.g. with `openssl rand -hex 32`',
     );
   }
   return sha256(token);

@@ -1,3 +1,5 @@
+import type { Duration } from '../policy/rate-limit-options.interface';
+
 /**
  * Options of `RateLimitAdminModule.forRoot()` / the value `forRootAsync`'s `useFactory` resolves to.
  * @publicApi
@@ -5,10 +7,17 @@
 export interface RateLimitAdminModuleOptions {
   /**
    * The bearer token every admin request must present (`Authorization: Bearer <token>`).
-   * Required: a non-empty string without whitespace; anything else stops the application at
-   * bootstrap. It is compared in constant time and never logged.
+   * Required: at least 32 characters without whitespace (e.g. `openssl rand -hex 32`); anything
+   * else stops the application at bootstrap. It is compared in constant time and never logged.
    */
   token: string;
+  /**
+   * Failed token attempts (missing or wrong) allowed per client address and window; one more
+   * refuses every admin request of that address (429, a right token included) for a window.
+   * Counted in the rate limiter's store, so across instances.
+   * @default { limit: 10, window: '15m' }
+   */
+  failedTokenLimit?: { limit?: number; window?: Duration };
 }
 
 /**

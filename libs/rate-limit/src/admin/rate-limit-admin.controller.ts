@@ -21,11 +21,12 @@ import {
   ApiParam,
   ApiServiceUnavailableResponse,
   ApiTags,
+  ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { SkipRateLimit } from '../decorators/skip-rate-limit.decorator';
 import { AdminTokenGuard } from './admin-token.guard';
-import { AdminErrorResponseDto } from './dto/error-response.dto';
+import { AdminErrorResponseDto, AdminTooManyFailuresDto } from './dto/error-response.dto';
 import { KeyUsagePageDto } from './dto/key-usage.dto';
 import { ListKeysQueryDto } from './dto/list-keys-query.dto';
 import { PolicyViewDto } from './dto/policy-view.dto';
@@ -43,7 +44,8 @@ const BAD_INPUT = ApiBadRequestResponse({
 
 /**
  * HTTP face of `RateLimitAdminService`, mounted by `RateLimitAdminModule` under its `path`
- * (default `/admin`). Every route needs `Authorization: Bearer <token>` and is never rate limited.
+ * (default `/admin`). Every route needs `Authorization: Bearer <token>`; failed token attempts are rate
+ * limited per client (429), authenticated requests are not.
  */
 @ApiTags('rate-limit admin')
 @ApiBearerAuth()
@@ -51,8 +53,14 @@ const BAD_INPUT = ApiBadRequestResponse({
   description: 'Missing or wrong bearer token',
   type: AdminErrorResponseDto,
 })
+@ApiTooManyRequestsResponse({
+  description: 'Too many failed token attempts from this client; see Retry-After',
+  type: AdminTooManyFailuresDto,
+})
 @ApiServiceUnavailableResponse({
-  description: 'Redis is unreachable; nothing was changed',
+  description:
+    'Redis is unreachable and nothing was changed (a change written but not announced answers ' +
+    'as usual: every instance applies it at its next refresh)',
   type: AdminErrorResponseDto,
 })
 @SkipRateLimit()

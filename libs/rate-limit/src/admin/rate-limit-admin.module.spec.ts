@@ -6,8 +6,9 @@ import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import type { PolicyView } from './policy-view.interface';
 import { RateLimitAdminModule } from './rate-limit-admin.module';
 import { RateLimitAdminService } from './rate-limit-admin.service';
+import { FailedTokenLimiter } from './failed-token-limiter';
 
-const TOKEN = 'unit-admin-token';
+const TOKEN = 'unit-admin-token-0123456789abcdef';
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
 
 const VIEW = { name: 'demo.gcra', algo: 'gcra', limit: 5 } as PolicyView;
@@ -41,6 +42,9 @@ async function boot(
   const moduleRef = await Test.createTestingModule({ imports: [imported] })
     .overrideProvider(RateLimitAdminService)
     .useValue(service)
+    // Its dependencies come from RateLimitModule too; failures are counted in its own tests.
+    .overrideProvider(FailedTokenLimiter)
+    .useValue({ refusal: async () => undefined, failed: async () => undefined })
     .compile();
   const app = moduleRef.createNestApplication({ logger: false });
   const doc = swagger

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ADMIN_TOKEN_DIGEST, adminTokenDigest } from './admin-token';
 import { AdminTokenGuard } from './admin-token.guard';
+import { FailedTokenLimiter } from './failed-token-limiter';
 import { RateLimitAdminController } from './rate-limit-admin.controller';
 import {
   RATE_LIMIT_ADMIN_OPTIONS,
@@ -21,7 +22,8 @@ import { RateLimitAdminService } from './rate-limit-admin.service';
  *   useFactory: (config: ConfigService) => ({ token: config.getOrThrow('ADMIN_TOKEN') }),
  *   path: 'ops/rate-limit',
  * })
- * @throws RateLimitConfigError at bootstrap when `token` is missing, empty or has whitespace.
+ * @throws RateLimitConfigError at bootstrap when `token` is missing, shorter than 32 characters
+ *   or has whitespace, or `failedTokenLimit` is invalid.
  */
 @Module({
   controllers: [RateLimitAdminController],
@@ -31,6 +33,7 @@ import { RateLimitAdminService } from './rate-limit-admin.service';
       inject: [RATE_LIMIT_ADMIN_OPTIONS],
       useFactory: adminTokenDigest,
     },
+    FailedTokenLimiter,
     AdminTokenGuard,
     RateLimitAdminService,
   ],

@@ -110,8 +110,25 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
     await this.publish({ name, reset: true, tags: [...tags] });
   }
 
+  /**
+   * Announces a change already written: a failure here is logged, not thrown, since the change
+   * stands (the caller must not answer "nothing was changed") and the refresh spreads it.
+   */
   private async publish(message: ChangeMessage): Promise<void> {
-    await withTimeout(this.client.publish(this.channel, JSON.stringify(message)), ADMIN_TIMEOUT_MS);
+    try {
+      await withTimeout(
+        this.client.publish(this.channel, JSON.stringify(message)),
+        ADMIN_TIMEOUT_MS,
+      );
+    } catch (error) {
+      this.logger.warn(
+        `Could not announce the change of policy "${message.name}" on ${this.channel} ` +
+          `(${(error as Error).message}); it is written: ` +
+          (message.reset
+            ? 'other instances forget what they remember of the identities when it expires'
+            : 'other instances apply it at their next refresh'),
+      );
+    }
   }
 
   private onMessage(raw: string, listener: OverrideListener, onReset?: ResetListener): void {

@@ -1,0 +1,70 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
+import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
+import type { RateLimitConfig } from '../module/resolve-module-options';
+import { normalizePolicy } from '../policy/normalize-policy';
+import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
+import { PolicyRegistry } from '../registry/policy-registry';
+import { RateLimiterService } from '../service/rate-limiter.service';
+import { RATE_LIMIT_ADMIN_OPTIONS } from './rate-limit-admin.module-definition';
+import type { RateLimitAdminModuleOptions } from './rate-limit-admin-options.interface';
+
+/** The policy counting failed token attempts per client address, listed with the others. */
+export const FAILED_TOKEN_POLICY = 'rate-limit-admin.failed-token';
+export const DEFAULT_FAILED_TOKEN_LIMIT = { limit: 10, window: '15m' } as const;
+
+interface SocketCarrier extends IncomingMessage {
+  raw?: IncomingMessage;
+}
+
+/**
+ * Counts the admin API's failed token attempts per client address in the rate limiter's own
+ * store (so across every instance). Once a client is over the limit, every attempt of it is
+ * refused until the window has room again, a right token included: otherwise the answer to
+ * each guess would still tell a right one from a wrong one.
+ */
+@Injectable()
+export class FailedTokenLimiter {
+  private readonly logger = new Logger('RateLimitAdmin');
+
+  constructor(
+    private readonly limiter: RateLimiterService,
+    @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
+    @Inject(RATE_LIMIT_ADMIN_OPTIONS) options: RateLimitAdminModuleOptions,
+    registry: PolicyRegistry,
+  ) {
+    const thresholds = { ...DEFAULT_FAILED_TOKEN_LIMIT, ...options.failedTokenLimit };
+    // One failure too many blocks the client for a whole window (blockFor), so a peek, which
+    // charges nothing, sees the refusal.
+    const policy = normalizePolicy(
+      { algo: 'sliding-window', ...thresholds, blockFor: thresholds.window },
+      FAILED_TOKEN_POLICY,
+      'RateLimitAdminModule failedTokenLimit',
+    );
+    registry.register(policy, 'RateLimitAdminModule failedTokenLimit');
+  }
+
+  /** The refusal in force for this client, if it used up its failed attempts. */
+  async refusal(request: SocketCarrier): Promise<RateLimitDecision | undefined> {
+    const decision = await this.limiter.peek(FAILED_TOKEN_POLICY, this.identityOf(request));
+    return decision.allowed ? undefined : decision;
+  }
+
+  /** Counts a failed attempt (logged without the token); the refusal if it was one too many. */
+  async failed(request: SocketCarrier): Promise<RateLimitDecision | undefined> {
+    const identity = this.identityOf(request);
+    const decision = await this.limiter.consume(FAILED_TOKEN_POLICY, identity);
+    const used = decision.limit - decision.remaining;
+    this.logger.warn(
+      `Admin API: missing or wrong token from ${identity} ` +
+        (decision.allowed
+          ? `(${used} of ${decision.limit} failed attempts allowed per window)`
+          : `(too many failed attempts: refused for ${Math.ceil(decision.retryAfterMs / 1000)} s)`),
+    );
+    return decision.allowed ? undefined : decision;
+  }
+
+  private identityOf(request: SocketCarrier): string {
+    return `ip:${this.config.clientIp(request.raw ?? request)}`;
+  }
+}

@@ -1,0 +1,145 @@
+import type { INestApplication } from '@nestjs/common';
+import Redis from 'ioredis';
+import request from 'supertest';
+import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
+import { createDemoApp } from './utils/create-demo-app';
+import { within } from './support/within';
+
+/**
+ * The admin API defends itself (SPEC section 11): failed token attempts are limited per client
+ * across instances, and a change that is written answers as written even when it could not be
+ * announced (it once answered 503 "nothing was changed" while every instance applied it).
+ */
+const TOKEN = 'defends-itself-admin-token-0123456789';
+const AUTH = { Authorization: `Bearer ${TOKEN}` };
+
+let redis: TestRedis;
+let raw: Redis;
+beforeAll(async () => {
+  redis = await startTestRedis();
+  raw = new Redis(redis.url);
+});
+afterAll(async () => {
+  raw.disconnect();
+  await redis.close();
+});
+
+describe('failed token attempts', () => {
+  let a: INestApplication;
+  let b: INestApplication;
+
+  beforeAll(async () => {
+    const env = {
+      REDIS_URL: redis.url,
+      RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
+      ADMIN_TOKEN: TOKEN,
+      TRUST_PROXY: 'loopback',
+      ADMIN_FAILED_TOKEN_LIMIT: '5',
+    };
+    [a, b] = await Promise.all([createDemoApp(env), createDemoApp(env)]);
+  });
+  afterAll(() => Promise.all([a.close(), b.close()]));
+
+  const from = (app: INestApplication, address: string, auth?: Record<string, string>) =>
+    request(app.getHttpServer())
+      .get('/admin/policies')
+      .set('X-Forwarded-For', address)
+      .set(auth ?? {});
+
+  it('5 per client across both instances, then 429 with Retry-After for every attempt of it', async () => {
+    const guesser = '203.0.113.50';
+    const statuses = [];
+    for (let i = 0; i < 5; i++) {
+      const auth = i % 2 ? { Authorization: `Bearer guess-${i}` } : undefined;
+      statuses.push((await from(i % 2 ? a : b, guesser, auth)).status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401]);
+    const sixth = await from(a, guesser, { Authorization: 'Bearer guess-6' });
+    expect(sixth.status).toBe(429);
+    expect(sixth.body).toMatchObject({ statusCode: 429, policy: 'rate-limit-admin.failed-token' });
+    expect(Number(sixth.headers['retry-after'])).toBeGreaterThan(800); // about 15 minutes
+    // Refused on both instances, the right token too: a guess would otherwise still be told apart.
+    await from(a, guesser, AUTH).expect(429);
+    await from(b, guesser, AUTH).expect(429);
+    // Other clients are not concerned.
+    await from(b, '203.0.113.51', AUTH).expect(200);
+    await from(a, '203.0.113.52', { Authorization: 'Bearer wrong' }).expect(401);
+  });
+
+  it('an authenticated client is never limited', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => from(i % 2 ? a : b, '203.0.113.60', AUTH)),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(30).fill(200));
+  });
+});
+
+describe('a change written but not announced', () => {
+  let limited: INestApplication;
+  let full: INestApplication;
+  let prefix: string;
+
+  beforeAll(async () => {
+    // This instance's Redis user may write hashes but not PUBLISH: the announcement fails
+    // after the write succeeded.
+    await raw.call(
+      'ACL',
+      'SETUSER',
+      'nopublish',
+      'on',
+      '>nopublish-pass',
+      '~*',
+      '&*',
+      '+@all',
+      '-publish',
+    );
+    prefix = uniquePrefix();
+    const env = (url: string) => ({
+      REDIS_URL: url,
+      RATE_LIMIT_KEY_PREFIX: prefix,
+      ADMIN_TOKEN: TOKEN,
+      RATE_LIMIT_POLICY_REFRESH_MS: '200',
+    });
+    const url = new URL(redis.url);
+    url.username = 'nopublish';
+    url.password = 'nopublish-pass';
+    [limited, full] = await Promise.all([
+      createDemoApp(env(url.toString())),
+      createDemoApp(env(redis.url)),
+    ]);
+  });
+  afterAll(() => Promise.all([limited.close(), full.close()]));
+
+  it('PATCH answers 200 with the stored override, and every instance applies it', async () => {
+    const res = await request(limited.getHttpServer())
+      .patch('/admin/policies/demo.gcra')
+      .set(AUTH)
+      .send({ limit: 2 })
+      .expect(200);
+    expect(res.body).toMatchObject({ limit: 2, override: { limit: 2 } });
+    expect(await raw.hget(`${prefix}:policy:demo.gcra`, 'limit')).toBe('2');
+    // Not announced, so the other instance applies it at its refresh (200 ms here).
+    await within(2_000, async () => {
+      const view = await request(full.getHttpServer()).get('/admin/policies/demo.gcra').set(AUTH);
+      return view.body.limit === 2;
+    });
+  });
+
+  it('DELETE override answers 200 with the defaults, and the hash is gone', async () => {
+    await request(limited.getHttpServer())
+      .delete('/admin/policies/demo.gcra/override')
+      .set(AUTH)
+      .expect(200);
+    expect(await raw.exists(`${prefix}:policy:demo.gcra`)).toBe(0);
+  });
+
+  it('a key reset answers 204 once the keys are deleted', async () => {
+    await request(full.getHttpServer()).get('/api/gcra').expect(200);
+    expect(await raw.keys(`${prefix}:{*}:demo.gcra:gcra`)).toHaveLength(1);
+    await request(limited.getHttpServer())
+      .delete(`/admin/policies/demo.gcra/keys/${encodeURIComponent('ip:127.0.0.1')}`)
+      .set(AUTH)
+      .expect(204);
+    expect(await raw.keys(`${prefix}:{*}:demo.gcra:gcra`)).toHaveLength(0);
+  });
+});
