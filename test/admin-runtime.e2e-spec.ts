@@ -230,27 +230,40 @@ describe('admin API across two demo instances', () => {
   );
 
   // A key encodes to more than 96 characters, so its Redis key holds a readable prefix and a hash.
-  it('lists a long identity with its real usage and resets it by the identity it lists', async () => {
-    const apiKey = `key:${'k'.repeat(150)}`;
+  // An API key is a secret: Redis keys, the listing and the logs hold its fingerprint only.
+  it('lists an API key by its fingerprint with its real usage, and resets it by that or the raw key', async () => {
+    const apiKey = `sk_live_${'k'.repeat(150)}`;
     const keyed = (app: INestApplication) =>
       request(app.getHttpServer()).get('/api/keyed').set('X-Api-Key', apiKey);
+    const listed = async () =>
+      (
+        await request(b.getHttpServer())
+          .get('/admin/policies/demo.api-key/keys')
+          .set(auth)
+          .expect(200)
+      ).body.items;
     for (let i = 0; i < 5; i++) await keyed(i % 2 ? a : b).expect(200);
     await keyed(a).expect(429);
-    const listing = await request(b.getHttpServer())
-      .get('/admin/policies/demo.api-key/keys')
-      .set(auth)
-      .expect(200);
-    expect(listing.body.items).toHaveLength(1);
-    const [item] = listing.body.items;
-    expect(item.identity).toMatch(/^key:key:k+…\(sha256:[A-Za-z0-9_-]{22}\)$/);
+    const items = await listed();
+    expect(items).toHaveLength(1);
+    const [item] = items;
+    expect(item.identity).toMatch(/^key:sk_l…\(hmac:[A-Za-z0-9_-]{22}\)$/);
     // A token bucket refills one unit per 2 s: at most one is back by now.
     expect(item.used).toBeGreaterThanOrEqual(4);
+    const keys = await raw.keys(`${prefix}:*`);
+    expect(keys.some((key) => key.includes('demo.api-key'))).toBe(true);
+    expect(keys.join(' ')).not.toContain('kkkk');
     await request(a.getHttpServer())
       .delete(`/admin/policies/demo.api-key/keys/${encodeURIComponent(item.identity)}`)
       .set(auth)
       .expect(204);
-    const res = await keyed(b).expect(200);
-    expect(res.headers['ratelimit-remaining']).toBe('4');
+    expect((await keyed(b).expect(200)).headers['ratelimit-remaining']).toBe('4');
+    // By the raw value too.
+    await request(a.getHttpServer())
+      .delete(`/admin/policies/demo.api-key/keys/${encodeURIComponent(`key:${apiKey}`)}`)
+      .set(auth)
+      .expect(204);
+    expect((await keyed(a).expect(200)).headers['ratelimit-remaining']).toBe('4');
   });
 
   it('stats reflect traffic on both instances within 2 s', async () => {

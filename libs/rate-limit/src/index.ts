@@ -1,6 +1,7 @@
 export { RateLimitModule } from './module/rate-limit.module';
 export type {
   HeaderStyle,
+  IdentityHashingOptions,
   OnRedisError,
   RateLimitModuleOptions,
   RedisClusterConnection,

@@ -331,6 +331,125 @@ describe.each(factories)('conformance: $name store', (factory) => {
       expect(await sut.keyCount()).toBe(hostile.length);
     });
   });
+
+  describe('a change of window keeps the counts (SPEC 3: state is kept)', () => {
+    const DAY = T0 - 1_000; // a window start for every length used here
+    const HOUR = 3_600_000;
+    const WINDOWED = ['fixed-window', 'sliding-window-counter'] as const;
+    /** What a key needs after a write 2 s into a window: to its end, or to the next one's. */
+    const neededMs = (algo: RateLimitAlgorithm, windowMs: number) =>
+      (algo === 'fixed-window' ? windowMs : 2 * windowMs) - 2_000;
+
+    it.each(WINDOWED)('%s: a longer window keeps an exhausted client rejected', async (algo) => {
+      const short = policy({ algo, limit: 5, window: 10_000 });
+      const long = policy({ algo, limit: 5, window: '1h' });
+      const key = client.entry(short).key;
+      await hits(short, T0, 5);
+      expect(await client.peek(long, T0 + 1_000)).toMatchObject({ allowed: true, remaining: 0 });
+      expect(await sut.pttl(key)).toBeLessThanOrEqual(neededMs(algo, 10_000) + 1_000); // peek: no write
+      expect(await client.hit(long, T0 + 1_000)).toMatchObject({
+        allowed: false,
+        reason: 1,
+        remaining: 0,
+      });
+      // Even a rejection moves the count and its expiry to the hour: the 10 s window it was
+      // counted in ends, the client stays limited.
+      expect(await sut.pttl(key)).toBeGreaterThan(neededMs(algo, 10_000) + 1_000);
+      expect(await sut.pttl(key)).toBeLessThanOrEqual(neededMs(algo, HOUR));
+      expect((await client.hit(long, DAY + 30_000)).allowed).toBe(false);
+      expect((await client.hit(long, DAY + HOUR - 1)).allowed).toBe(false);
+      const fresh = algo === 'fixed-window' ? DAY + HOUR : DAY + 2 * HOUR;
+      expect(await client.hit(long, fresh)).toMatchObject({ allowed: true, remaining: 4 });
+    });
+
+    it.each(WINDOWED)(
+      '%s: a shorter window re-tightens the expiry on the next request, even when nothing is charged',
+      async (algo) => {
+        const long = policy({ algo, limit: 5, window: '1h' });
+        const short = policy({ algo, limit: 5, window: 10_000 });
+        const narrow = policy({ algo: 'fixed-window', limit: 1, window: '1h' }, 'narrow');
+        const key = client.entry(long).key;
+        await hits(long, T0, 2);
+        await client.hit(narrow, T0);
+        const reply = await client.run('consume', [short, narrow], T0 + 1_000);
+        expect(reply.admitted).toBe(false);
+        expect(reply.outcomes[0]).toMatchObject({ allowed: true, remaining: 2 });
+        expect(await sut.pttl(key)).toBeLessThanOrEqual(neededMs(algo, 10_000));
+        expect((await client.peek(short, T0 + 1_000)).remaining).toBe(3);
+      },
+    );
+
+    it('fixed-window: a shorter window frees an exhausted client when the new window ends', async () => {
+      const long = policy({ algo: 'fixed-window', limit: 5, window: '1h' });
+      const short = policy({ algo: 'fixed-window', limit: 5, window: 10_000 });
+      const key = client.entry(long).key;
+      await hits(long, T0, 5);
+      expect(await client.hit(short, T0 + 1_000)).toMatchObject({
+        allowed: false,
+        reason: 1,
+        retryAfterMs: 8_000,
+      });
+      expect(await sut.pttl(key)).toBeLessThanOrEqual(8_000);
+      expect((await client.hit(short, DAY + 9_999)).allowed).toBe(false);
+      expect(await client.hit(short, DAY + 10_000)).toMatchObject({ allowed: true, remaining: 4 });
+    });
+
+    it('sliding-window-counter: a shorter window re-tightens the expiry; the count then weighs one window more', async () => {
+      const long = policy({ algo: 'sliding-window-counter', limit: 5, window: '1h' });
+      const short = policy({ algo: 'sliding-window-counter', limit: 5, window: 10_000 });
+      const key = client.entry(long).key;
+      await hits(long, T0, 5);
+      expect(await client.hit(short, T0 + 1_000)).toMatchObject({ allowed: false, reason: 1 });
+      expect(await sut.pttl(key)).toBeLessThanOrEqual(18_000);
+      // As after any window: the count weighs as the previous window's, 0.8 of it 2 s in.
+      expect((await client.hit(short, DAY + 10_000)).allowed).toBe(false);
+      expect((await client.peek(short, DAY + 12_000)).remaining).toBe(1);
+      expect(await client.hit(short, DAY + 20_000)).toMatchObject({ allowed: true, remaining: 4 });
+    });
+
+    it('sliding-window-counter: a count stays with the time it was counted in', async () => {
+      const short = policy({ algo: 'sliding-window-counter', limit: 10, window: 10_000 });
+      const long = policy({ algo: 'sliding-window-counter', limit: 10, window: '1h' });
+      const other = new Client(sut, 'ip:198.51.100.10');
+      // A 10 s window that ended 2 s ago lies in the current hour: all of it counts there.
+      await hits(short, T0, 10);
+      expect((await client.peek(short, DAY + 12_000)).remaining).toBe(2); // 0.8 of it under 10 s
+      expect(await client.hit(long, DAY + 12_000)).toMatchObject({ allowed: false, remaining: 0 });
+      // The previous hour ended 5 minutes ago, long before the current 10 s window: not counted.
+      await other.hit(long, T0, 5);
+      expect(await other.hit(long, DAY + HOUR + 300_000)).toMatchObject({ remaining: 4 });
+      expect(await other.hit(short, DAY + HOUR + 301_000)).toMatchObject({ remaining: 8 });
+    });
+
+    it.each(WINDOWED)(
+      '%s: with the window unchanged a rollover starts fresh; a new limit keeps the count',
+      async (algo) => {
+        const p = policy({ algo, limit: 5, window: 10_000 });
+        const wider = policy({ algo, limit: 8, window: 10_000 });
+        await hits(p, T0, 5);
+        expect(await client.hit(wider, T0 + 1_000)).toMatchObject({ allowed: true, remaining: 2 });
+        const fresh = algo === 'fixed-window' ? DAY + 10_000 : DAY + 20_000;
+        expect(await client.hit(p, fresh)).toMatchObject({ allowed: true, remaining: 4 });
+      },
+    );
+
+    it.each(WINDOWED)(
+      '%s: a refund after a change of window gives back to the moved count',
+      async (algo) => {
+        const short = policy({ algo, limit: 5, window: 10_000 });
+        const long = policy({ algo, limit: 5, window: '1h' });
+        const key = client.entry(short).key;
+        await hits(short, T0, 3);
+        await client.refund(long, T0 + 1, T0);
+        expect((await client.peek(long, T0 + 2)).remaining).toBe(3);
+        expect(await sut.pttl(key)).toBeGreaterThan(neededMs(algo, 10_000) + 1_000);
+        await client.hit(long, T0 + 3);
+        await client.refund(short, T0 + 4, T0 + 3);
+        expect((await client.peek(short, T0 + 5)).remaining).toBe(3);
+        expect(await sut.pttl(key)).toBeLessThanOrEqual(neededMs(algo, 10_000) + 1_000);
+      },
+    );
+  });
 });
 
 describe('conformance: both stores give identical replies to the same random traffic', () => {
@@ -374,4 +493,44 @@ describe('conformance: both stores give identical replies to the same random tra
     expect(redisOut.filter((o) => o.allowed).length).toBeGreaterThan(50);
     expect(redisOut.filter((o) => !o.allowed).length).toBeGreaterThan(20);
   });
+
+  it.each(['fixed-window', 'sliding-window-counter'] as const)(
+    '%s, with `window` and `limit` changed and refunds in between',
+    async (algo) => {
+      const next = random(algo.length * 104_729);
+      const onRedis = new Client(await redis.create(), 'ip:203.0.113.10');
+      const inMemory = new Client(await memory.create(), 'ip:203.0.113.10');
+      const pick = <T>(values: readonly T[]) => values[Math.floor(next() * values.length)];
+      let p = policy({ algo, limit: 7, window: 3_000 });
+      let now = T0;
+      let chargedAt = now;
+      const redisOut = [];
+      const memoryOut = [];
+      for (let i = 0; i < 400; i++) {
+        now += Math.floor(next() * 700);
+        if (next() < 0.1) {
+          p = policy({
+            algo,
+            limit: pick([4, 7, 10]),
+            window: pick([1_000, 3_000, 10_000, 60_000]),
+          });
+        }
+        const cost = 1 + Math.floor(next() * 3);
+        const roll = next();
+        if (roll < 0.1) {
+          await onRedis.refund(p, now, chargedAt, cost);
+          await inMemory.refund(p, now, chargedAt, cost);
+          continue;
+        }
+        const op = roll < 0.2 ? 'peek' : 'consume';
+        const fromRedis = (await onRedis.run(op, [p], now, op === 'peek' ? 0 : cost)).outcomes[0];
+        redisOut.push(fromRedis);
+        memoryOut.push((await inMemory.run(op, [p], now, op === 'peek' ? 0 : cost)).outcomes[0]);
+        if (op === 'consume' && fromRedis.allowed) chargedAt = now;
+      }
+      expect(memoryOut).toEqual(redisOut);
+      expect(redisOut.filter((o) => o.allowed).length).toBeGreaterThan(50);
+      expect(redisOut.filter((o) => !o.allowed).length).toBeGreaterThan(20);
+    },
+  );
 });

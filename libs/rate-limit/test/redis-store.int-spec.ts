@@ -63,20 +63,30 @@ describe('RedisStore against a real Redis', () => {
     redis.disconnect();
   });
 
-  it('fixed-window keeps one integer per client and still reads the older "index:count"', async () => {
+  it('fixed-window keeps one integer per client and still reads the older forms', async () => {
     const redis = new Redis(server.url);
     await redis.ping();
     const c = clientFor(redis);
     const p = policy({ algo: 'fixed-window', limit: 5, window: 10_000 });
     const key = c.entry(p).key;
     const index = Math.floor(T0 / 10_000);
+    const endMs = (index + 1) * 10_000;
     await admin.set(key, `${index}:3`, 'PX', 60_000);
     expect(await c.hit(p, T0)).toMatchObject({ allowed: true, remaining: 1 });
-    expect(await admin.get(key)).toBe(String((index % 2 ** 23) * 2 ** 30 + 4));
+    // "-<window end, ms><count, 6 digits>": an integer, which Redis keeps in 16 B.
+    expect(await admin.get(key)).toBe(`-${endMs}000004`);
     expect(await admin.object('ENCODING', key)).toBe('int');
     expect(await c.hit(p, T0)).toMatchObject({ allowed: true, remaining: 0 });
+    // The integer written before: (window index mod 2^23) * 2^30 + count.
+    await admin.set(key, String((index % 2 ** 23) * 2 ** 30 + 2), 'PX', 60_000);
+    expect(await c.hit(p, T0)).toMatchObject({ allowed: true, remaining: 2 });
+    // A count of a million or more does not fit the 6 digits: "-<window end>:<count>".
+    const big = policy({ algo: 'fixed-window', limit: 2_000_000, window: 10_000 }, 'big');
+    await c.hit(big, T0, 1_500_000);
+    expect(await admin.get(c.entry(big).key)).toBe(`-${endMs}:1500000`);
+    expect(await c.hit(big, T0, 500_001)).toMatchObject({ allowed: false, remaining: 500_000 });
     // The next window starts from zero.
-    expect(await c.hit(p, (index + 1) * 10_000)).toMatchObject({ allowed: true, remaining: 4 });
+    expect(await c.hit(p, endMs)).toMatchObject({ allowed: true, remaining: 4 });
     redis.disconnect();
   });
 

@@ -15,6 +15,7 @@ import {
   uniquePrefix,
   type TestRedis,
 } from '../../../test/support/redis-test-server';
+import { ensureWindowHeadroom } from '../../../test/utils/window-headroom';
 import { within } from '../../../test/support/within';
 
 @Controller()
@@ -28,6 +29,12 @@ class LimitedController {
   @Get('log')
   @RateLimit({ name: 'log', algo: 'sliding-window', limit: 3, window: '1h' })
   log() {
+    return 'ok';
+  }
+
+  @Get('fw')
+  @RateLimit({ name: 'fw', algo: 'fixed-window', limit: 2, window: '2s' })
+  fw() {
     return 'ok';
   }
 }
@@ -156,6 +163,20 @@ describe('runtime policies across two instances on one Redis', () => {
     await within(100, () => b.get(PolicyRegistry).get('tb')!.algo === 'fixed-window');
     const fresh = await request(b.getHttpServer()).get('/tb');
     expect(fresh.headers['ratelimit-remaining']).toBe('9');
+  });
+
+  it('a longer window keeps a fixed-window count: an exhausted client stays limited', async () => {
+    // Both requests and the change within one 2 s window (and so one hour).
+    await ensureWindowHeadroom(2_000, 1_500);
+    for (let i = 0; i < 2; i++)
+      expect((await request(a.getHttpServer()).get('/fw')).status).toBe(200);
+    await a.get(RateLimitAdminService).update('fw', { windowMs: 3_600_000 });
+    await within(100, () => b.get(PolicyRegistry).get('fw')!.windowMs === 3_600_000);
+    const limited = await request(b.getHttpServer()).get('/fw');
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(2);
+    const [key] = await admin.keys(`${prefix}:*:fw:fixed-window`);
+    expect(await admin.pttl(key)).toBeGreaterThan(2_000);
   });
 
   it('deleting the override restores the decorator defaults everywhere', async () => {

@@ -31,7 +31,7 @@ export class FailedTokenLimiter {
     private readonly limiter: RateLimiterService,
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
     @Inject(RATE_LIMIT_ADMIN_OPTIONS) options: RateLimitAdminModuleOptions,
-    registry: PolicyRegistry,
+    private readonly registry: PolicyRegistry,
   ) {
     const thresholds = { ...DEFAULT_FAILED_TOKEN_LIMIT, ...options.failedTokenLimit };
     // One failure too many blocks the client for a whole window (blockFor), so a peek, which
@@ -44,19 +44,32 @@ export class FailedTokenLimiter {
     registry.register(policy, 'RateLimitAdminModule failedTokenLimit');
   }
 
-  /** The refusal in force for this client, if it used up its failed attempts. */
+  /**
+   * The refusal in force for this client, if it used up its failed attempts. Read like the
+   * admin listing (its own time budget, never the request path's breaker or fallback), so an
+   * operator's calls cost live traffic nothing; when Redis cannot answer, the token decides.
+   */
   async refusal(request: SocketCarrier): Promise<RateLimitDecision | undefined> {
-    const decision = await this.limiter.peek(FAILED_TOKEN_POLICY, this.identityOf(request));
-    return decision.allowed ? undefined : decision;
+    const policy = this.registry.get(FAILED_TOKEN_POLICY)!;
+    const tag = this.config.keys.identityTag(this.identityOf(request));
+    try {
+      const [decision] = await this.limiter.peekTags(policy, [tag]);
+      return decision && !decision.allowed ? decision : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Counts a failed attempt (logged without the token); the refusal if it was one too many. */
   async failed(request: SocketCarrier): Promise<RateLimitDecision | undefined> {
     const identity = this.identityOf(request);
     const decision = await this.limiter.consume(FAILED_TOKEN_POLICY, identity);
+    // As the admin API lists it: a fingerprint when addresses are hashed (identityHashing.ips).
+    const keys = this.config.keys;
+    const who = keys.listedIdentity(keys.identityTag(identity));
     const used = decision.limit - decision.remaining;
     this.logger.warn(
-      `Admin API: missing or wrong token from ${identity} ` +
+      `Admin API: missing or wrong token from ${who} ` +
         (decision.allowed
           ? `(${used} of ${decision.limit} failed attempts allowed per window)`
           : `(too many failed attempts: refused for ${Math.ceil(decision.retryAfterMs / 1000)} s)`),

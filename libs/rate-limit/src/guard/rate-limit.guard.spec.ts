@@ -8,6 +8,7 @@ import {
 import { APP_GUARD } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
+import { RateLimitAdminService } from '../admin/rate-limit-admin.service';
 import { RateLimit } from '../decorators/rate-limit.decorator';
 import { SkipRateLimit } from '../decorators/skip-rate-limit.decorator';
 import type { RateLimitModuleOptions } from '../module/rate-limit-module-options.interface';
@@ -29,7 +30,7 @@ async function createApp(
   const moduleRef = await Test.createTestingModule({
     imports: [RateLimitModule.forRoot(options)],
     controllers,
-    providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
+    providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }, RateLimitAdminService],
   }).compile();
   const app = moduleRef.createNestApplication({ logger: false });
   try {
@@ -270,7 +271,8 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
   });
 
   it('reset() of an identity that reads like a listed hashed one leaves that one alone; resetListed() clears it', async () => {
-    const long = `user:${'v'.repeat(120)}`;
+    // ip: identities are kept readable (not fingerprinted), so a long one is cut and hashed.
+    const long = `ip:${'v'.repeat(120)}`;
     await limiter.consume('stacked-2', long);
     const listed = decodeKeyPart(encodeKeyPart(long));
     expect(listed).toMatch(/…\(sha256:/);
@@ -278,6 +280,23 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
     expect((await limiter.peek('stacked-2', long)).remaining).toBe(1);
     await limiter.resetListed('stacked-2', listed);
     expect((await limiter.peek('stacked-2', long)).remaining).toBe(2);
+  });
+
+  it('keys a user id by its fingerprint; reset() takes the raw id, resetListed() the listed form', async () => {
+    const admin = app.get(RateLimitAdminService);
+    await limiter.consume('stacked-2', 'user:alice@example.com');
+    const { items } = await admin.keys('stacked-2', undefined, 100);
+    const listed = items.map((item) => item.identity).find((id) => id.startsWith('user:'))!;
+    expect(listed).toMatch(/^user:\(hmac:[A-Za-z0-9_-]{22}\)$/);
+    expect(JSON.stringify(items)).not.toContain('alice');
+    // The listed form is not the identity: reset() of it is someone else.
+    await limiter.reset('stacked-2', listed);
+    expect((await limiter.peek('stacked-2', 'user:alice@example.com')).remaining).toBe(1);
+    await limiter.resetListed('stacked-2', listed);
+    expect((await limiter.peek('stacked-2', 'user:alice@example.com')).remaining).toBe(2);
+    await limiter.consume('stacked-2', 'user:alice@example.com');
+    await limiter.reset('stacked-2', 'user:alice@example.com');
+    expect((await limiter.peek('stacked-2', 'user:alice@example.com')).remaining).toBe(2);
   });
 
   it("applies a base class's class-level policy to a controller that extends it", async () => {

@@ -1,6 +1,12 @@
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { boundedMemo } from '../util/bounded-memo';
 import { decodeKeyPart, encodeKeyPart, hashedKeyPartOf } from './encode-key-part';
+import {
+  fingerprintPartOf,
+  isFingerprintPart,
+  listedFingerprint,
+  type IdentityFingerprint,
+} from './identity-fingerprint';
 
 /**
  * Key scheme `<prefix>:{<identity>}:<policy>:<algo>[:block]`. The identity is the hash tag, so
@@ -9,11 +15,26 @@ import { decodeKeyPart, encodeKeyPart, hashedKeyPartOf } from './encode-key-part
  * runtime change of `algo` never meets state of another shape.
  */
 export class KeyBuilder {
-  /** A busy client's tag is encoded once, not per request. */
-  readonly identityTag: (identity: string) => string;
+  /** A busy client's tag is encoded (and fingerprinted) once, not per request. */
+  identityTag!: (identity: string) => string;
+  private fingerprint?: IdentityFingerprint;
 
   constructor(readonly prefix: string) {
-    this.identityTag = boundedMemo((identity) => this.tagOf(encodeKeyPart(identity)));
+    this.useFingerprint(undefined);
+  }
+
+  /**
+   * From now on, identities in its scope are keyed by their fingerprint (see
+   * identity-fingerprint.ts); undefined keys every identity in clear.
+   */
+  useFingerprint(fingerprint: IdentityFingerprint | undefined): void {
+    this.fingerprint = fingerprint;
+    // A new memo: tags made with another secret must not be served any more.
+    this.identityTag = boundedMemo((identity) => this.tagOf(this.keyPartOf(identity)));
+  }
+
+  private keyPartOf(identity: string): string {
+    return this.fingerprint?.keyPart(identity) ?? encodeKeyPart(identity);
   }
 
   private tagOf(encodedIdentity: string): string {
@@ -25,19 +46,23 @@ export class KeyBuilder {
     return key.slice(0, key.indexOf('}', this.prefix.length + 2) + 2);
   }
 
-  /** Who a tag counts, readable (a hashed long identity as its prefix and hash). */
+  /**
+   * Who a tag counts, readable: a hashed long identity as its prefix and hash, a fingerprinted
+   * one as its kind, hint and fingerprint.
+   */
   listedIdentity(tag: string): string {
-    return decodeKeyPart(tag.slice(this.prefix.length + 2, -2));
+    const part = tag.slice(this.prefix.length + 2, -2);
+    return isFingerprintPart(part) ? listedFingerprint(part, decodeKeyPart) : decodeKeyPart(part);
   }
 
   /**
-   * Every tag an operator may mean by `identity`: its own, and the hashed long value it is the
-   * readable form of (as the admin API lists it), if it is one.
+   * Every tag an operator may mean by `identity`: its own, and the key it is the listed form of
+   * (a hashed long value, or a fingerprint), if it is one.
    */
   operatorTags(identity: string): string[] {
-    const hashed = hashedKeyPartOf(identity);
+    const listed = hashedKeyPartOf(identity) ?? fingerprintPartOf(identity);
     const own = this.identityTag(identity);
-    return hashed === undefined ? [own] : [own, this.tagOf(hashed)];
+    return listed === undefined ? [own] : [own, this.tagOf(listed)];
   }
 
   stateKey(tag: string, policy: RateLimitPolicy): string {

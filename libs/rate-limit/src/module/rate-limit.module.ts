@@ -12,6 +12,7 @@ import { RouteTable } from '../registry/route-table';
 import { FallbackStore } from '../service/fallback-store';
 import { RateLimiterService } from '../service/rate-limiter.service';
 import { InstanceHeartbeat } from '../runtime/instance-heartbeat.service';
+import { IdentitySecret } from '../runtime/identity-secret.service';
 import { MemoryStore } from '../store/memory/memory-store';
 import type { RateLimitStore } from '../store/rate-limit-store.interface';
 import { RedisConnection } from '../store/redis/redis-connection';
@@ -40,7 +41,11 @@ import { resolveModuleOptions, type RateLimitConfig } from './resolve-module-opt
       inject: [RATE_LIMIT_CONFIG],
       useFactory: (config: RateLimitConfig) => RedisConnection.open(config.options.redis),
     },
-    { provide: MemoryStore, useFactory: () => new MemoryStore() },
+    {
+      provide: MemoryStore,
+      inject: [RATE_LIMIT_CONFIG],
+      useFactory: (config: RateLimitConfig) => new MemoryStore({ maxKeys: config.memoryMaxKeys }),
+    },
     { provide: RateLimitMetrics, useFactory: () => new RateLimitMetrics() },
     {
       provide: RATE_LIMIT_STORE,
@@ -70,11 +75,16 @@ import { resolveModuleOptions, type RateLimitConfig } from './resolve-module-opt
           : new MemoryPolicyOverrideStore(),
     },
     InstanceHeartbeat,
+    IdentitySecret,
     {
       provide: FallbackStore,
       inject: [RATE_LIMIT_CONFIG, InstanceHeartbeat],
       useFactory: (config: RateLimitConfig, heartbeat: InstanceHeartbeat) =>
-        new FallbackStore(new MemoryStore(), heartbeat, config.fallbackShare),
+        new FallbackStore(
+          new MemoryStore({ maxKeys: config.memoryMaxKeys }),
+          heartbeat,
+          config.fallbackShare,
+        ),
     },
     PolicyRegistry,
     RouteTable,

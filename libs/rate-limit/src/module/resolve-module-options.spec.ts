@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import type { RateLimitModuleOptions } from './rate-limit-module-options.interface';
+import { DEFAULT_MEMORY_MAX_KEYS } from '../store/memory/memory-keyspace';
 import { resolveModuleOptions } from './resolve-module-options';
 
 /** The error resolveModuleOptions throws for these options (fails the test if none). */
@@ -42,6 +43,25 @@ describe('resolveModuleOptions', () => {
     } finally {
       instance.disconnect();
     }
+  });
+
+  it.each<[string, unknown]>([
+    ['zero', 0],
+    ['negative', -5],
+    ['a fraction', 1.5],
+    ['a string', '1000'],
+    ['not a number', Number.NaN],
+    ['above a billion', 2e9],
+  ])('refuses a memoryMaxKeys that is %s, naming "memoryMaxKeys"', (_label, memoryMaxKeys) => {
+    const error = errorFor({ memoryMaxKeys });
+    expect(error.field).toBe('memoryMaxKeys');
+    expect(error.message).toContain('memoryMaxKeys');
+  });
+
+  it('caps the memory store at 100,000 keys unless memoryMaxKeys says otherwise', () => {
+    expect(resolveModuleOptions({}).memoryMaxKeys).toBe(DEFAULT_MEMORY_MAX_KEYS);
+    expect(DEFAULT_MEMORY_MAX_KEYS).toBe(100_000);
+    expect(resolveModuleOptions({ memoryMaxKeys: 1 }).memoryMaxKeys).toBe(1);
   });
 
   it.each<[string, unknown]>([

@@ -6,6 +6,7 @@ import {
 } from '../identity/client-ip';
 import { Cluster, Redis } from 'ioredis';
 import { KeyBuilder } from '../keys/key-builder';
+import { resolveIdentityHashing, type IdentityHashing } from './resolve-identity-hashing';
 import type { KeySource } from '../policy/rate-limit-options.interface';
 import {
   DEFAULT_API_KEY_HEADER,
@@ -14,6 +15,7 @@ import {
   DEFAULT_POLICY_REFRESH_MS,
   DEFAULT_STATS_FLUSH_MS,
 } from '../rate-limit.constants';
+import { DEFAULT_MEMORY_MAX_KEYS } from '../store/memory/memory-keyspace';
 import type {
   HeaderStyle,
   OnRedisError,
@@ -29,14 +31,20 @@ export interface RateLimitConfig {
   /** undefined: 1 / the live instances. */
   readonly fallbackShare: number | undefined;
   readonly commandTimeoutMs: number;
+  /** Keys each in-memory store holds at most. */
+  readonly memoryMaxKeys: number;
   readonly headers: HeaderStyle;
   readonly apiKeyHeader: string;
   readonly clientIp: ClientIpResolver;
   readonly policyRefreshMs: number;
   readonly statsFlushMs: number;
+  /** undefined: identities are kept in clear. */
+  readonly identityHashing: IdentityHashing | undefined;
 }
 
 const WHERE = 'RateLimitModule options';
+/** Far above any heap: a larger value is a typo, not a sizing. */
+const MAX_MEMORY_KEYS = 1_000_000_000;
 const PREFIX = /^[A-Za-z0-9._\-/@]{1,64}$/;
 
 function oneOf<T extends string>(
@@ -156,9 +164,12 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Rate
     60_000,
   );
   const apiKeyHeader = (options.apiKeyHeader ?? DEFAULT_API_KEY_HEADER).toLowerCase();
+  const keys = new KeyBuilder(prefix);
+  const identityHashing = resolveIdentityHashing(options.identityHashing, keys);
   return {
     options,
-    keys: new KeyBuilder(prefix),
+    keys,
+    identityHashing,
     key: options.key ?? 'ip',
     onRedisError: oneOf(
       'onRedisError',
@@ -168,6 +179,13 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Rate
     ),
     fallbackShare: fraction('fallbackShare', options.fallbackShare),
     commandTimeoutMs: timeout,
+    memoryMaxKeys: integerIn(
+      'memoryMaxKeys',
+      options.memoryMaxKeys,
+      DEFAULT_MEMORY_MAX_KEYS,
+      1,
+      MAX_MEMORY_KEYS,
+    ),
     headers: oneOf('headers', options.headers, ['standard', 'ietf-draft', 'none'], 'standard'),
     apiKeyHeader,
     clientIp: clientIpResolver(options.trustProxy),

@@ -2,7 +2,8 @@ import type {
   RateLimitDecision,
   RateLimitVerdict,
 } from '../decision/rate-limit-decision.interface';
-import { BlockedCache } from './blocked-cache';
+import { KeyBuilder } from '../keys/key-builder';
+import { BlockedCache, DEFAULT_REMEMBERED_REJECTIONS, rejectionKey } from './blocked-cache';
 
 const decision = (over: Partial<RateLimitDecision>): RateLimitDecision => ({
   policy: 'p',
@@ -65,12 +66,55 @@ describe('BlockedCache', () => {
     ]);
   });
 
-  it('is bounded: the oldest entry goes first', () => {
+  it('is bounded: the least recently asked-about entry goes first', () => {
     const cache = new BlockedCache(2);
-    for (const key of ['x', 'y', 'z']) cache.remember(key, rejected([decision({})]), 0);
-    expect(cache.get('x', 1)).toBeUndefined();
-    expect(cache.get('z', 1)).toBeDefined();
+    for (const key of ['x', 'y']) cache.remember(key, rejected([decision({})]), 0);
+    expect(cache.get('x', 1)).toBeDefined(); // y is now the least recently used
+    cache.remember('z', rejected([decision({})]), 0);
+    expect([cache.get('x', 1), cache.get('y', 1), cache.get('z', 1)].map(Boolean)).toEqual([
+      true,
+      false,
+      true,
+    ]);
+    expect(cache.size).toBe(2);
     cache.clear();
     expect(cache.get('z', 1)).toBeUndefined();
+  });
+
+  it(`holds ${DEFAULT_REMEMBERED_REJECTIONS} rejections at most by default`, () => {
+    const cache = new BlockedCache();
+    for (let i = 0; i < DEFAULT_REMEMBERED_REJECTIONS + 500; i++) {
+      cache.remember(`k${i}`, rejected([decision({})]), 0);
+    }
+    expect(cache.size).toBe(DEFAULT_REMEMBERED_REJECTIONS);
+  });
+
+  it('never keeps a 16 KB key: it answers for it, stored under a short digest', () => {
+    const cache = new BlockedCache();
+    const long = `1\u0000p\u0000${'k'.repeat(16_384)}`;
+    cache.remember(long, rejected([decision({})]), 0);
+    expect(cache.get(long, 1)?.allowed).toBe(false);
+    expect(cache.get(`${long}!`, 1)).toBeUndefined();
+    expect(cache.storedKeys().map((key) => key.length)).toEqual([44]);
+  });
+});
+
+describe('rejectionKey', () => {
+  const keys = new KeyBuilder('rl');
+  const request = (identity: string, cost = 1) => ({ policy: { name: 'Api.get' }, identity, cost });
+
+  it('keys a 16 KB identity by its bounded key tag, not by its text', () => {
+    const identity = `api-key:${'A'.repeat(16_384)}`;
+    const key = rejectionKey([request(identity)], keys.identityTag);
+    expect(key.length).toBeLessThan(200);
+    expect(key).toContain(keys.identityTag(identity));
+    expect(rejectionKey([request(`${identity}B`)], keys.identityTag)).not.toBe(key);
+  });
+
+  it('tells apart costs, policies and identities, one request or several', () => {
+    const one = (identity: string, cost?: number) =>
+      rejectionKey([request(identity, cost)], keys.identityTag);
+    const both = rejectionKey([request('a'), request('b')], keys.identityTag);
+    expect(new Set([one('a'), one('a', 2), one('b'), both]).size).toBe(4);
   });
 });

@@ -19,7 +19,7 @@ import type {
   StoreOp,
   StoreReply,
 } from '../store/rate-limit-store.interface';
-import { BlockedCache } from './blocked-cache';
+import { BlockedCache, rejectionKey } from './blocked-cache';
 import { FallbackStore } from './fallback-store';
 import { toDecision } from './to-decision';
 
@@ -166,7 +166,7 @@ export class RateLimiterService implements OnModuleDestroy {
   cachedRejection(requests: readonly PolicyRequest[]): RateLimitVerdict | undefined {
     // While nobody is blocked (the usual case) a request builds no cache key at all.
     if (this.blocked.size === 0) return undefined;
-    const verdict = this.blocked.get(blockedKey(requests), Date.now());
+    const verdict = this.blocked.get(this.rejectionKey(requests), Date.now());
     if (verdict) this.count(verdict);
     return verdict;
   }
@@ -179,10 +179,14 @@ export class RateLimiterService implements OnModuleDestroy {
     const nowMs = Date.now();
     const verdict = await this.run('consume', requests, options);
     if (options?.nowMs === undefined && !verdict.allowed) {
-      this.blocked.remember(blockedKey(requests), verdict, nowMs);
+      this.blocked.remember(this.rejectionKey(requests), verdict, nowMs);
     }
     this.count(verdict);
     return verdict;
+  }
+
+  private rejectionKey(requests: readonly PolicyRequest[]): string {
+    return rejectionKey(requests, this.config.keys.identityTag);
   }
 
   private count(verdict: RateLimitVerdict): void {
@@ -397,15 +401,4 @@ export class RateLimiterService implements OnModuleDestroy {
       source: verdict.source,
     };
   }
-}
-
-/** Identifies a request's policies, identities and costs for the cache of rejections. */
-function blockedKey(requests: readonly PolicyRequest[]): string {
-  if (requests.length === 1) {
-    const [{ policy, identity, cost }] = requests;
-    return `${cost}\u0000${policy.name}\u0000${identity}`;
-  }
-  return requests
-    .map(({ policy, identity, cost }) => `${cost}\u0000${policy.name}\u0000${identity}`)
-    .join('\u0001');
 }

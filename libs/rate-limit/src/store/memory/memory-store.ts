@@ -14,9 +14,12 @@ import {
   type AlgorithmParams,
   type CheckResult,
 } from './algorithms/memory-algorithm.interface';
-import { MemoryKeyspace } from './memory-keyspace';
+import { MemoryKeyspace, type MemoryKeyspaceOptions } from './memory-keyspace';
 
-const SWEEP_INTERVAL_MS = 10_000;
+/** Each sweep is bounded (SWEEP_VISITS_PER_TICK), so sweeps are frequent: 100,000 keys in 10 s. */
+const SWEEP_INTERVAL_MS = 1_000;
+/** Slots a listing page reads per key asked for: other policies' keys share the slots. */
+const SLOTS_PER_LISTED_KEY = 10;
 
 interface Checked extends CheckResult {
   reason: ReasonCode;
@@ -29,13 +32,19 @@ export function clockUs(): number {
 
 /**
  * The same algorithms and replies as the Redis store, for one process: single-instance apps,
- * tests, and the insurance store while Redis is unreachable. Mirrors lua/decide.lua.
+ * tests, and the insurance store while Redis is unreachable. Mirrors lua/decide.lua. Bounded
+ * like a Redis with `allkeys-lru`: past `maxKeys` keys the least recently used one is dropped.
  * @publicApi
  */
 export class MemoryStore implements RateLimitStore {
   readonly kind = 'memory' as const;
-  readonly keyspace = new MemoryKeyspace();
+  readonly keyspace: MemoryKeyspace;
   private readonly sweeper = setInterval(() => this.keyspace.sweep(), SWEEP_INTERVAL_MS).unref();
+
+  /** `maxKeys`: see the `memoryMaxKeys` module option; `clockMs`: for expiry (tests). */
+  constructor(options: MemoryKeyspaceOptions = {}) {
+    this.keyspace = new MemoryKeyspace(options);
+  }
 
   async decide(
     op: StoreOp,
@@ -62,7 +71,9 @@ export class MemoryStore implements RateLimitStore {
   async scan(match: string, cursor: string | null, count: number): Promise<ScanPage> {
     const pattern = new RegExp(`^${match.split('*').map(escapeRegExp).join('.*')}$`);
     const start = cursor === null ? 0 : Number(cursor);
-    const { keys, next } = this.keyspace.page(start, count * 10);
+    // The message the admin API maps to 400, as Redis words it.
+    if (!Number.isSafeInteger(start) || start < 0) throw new Error('ERR invalid cursor');
+    const { keys, next } = this.keyspace.page(start, count * SLOTS_PER_LISTED_KEY);
     return {
       keys: keys.filter((key) => pattern.test(key)),
       cursor: next === null ? null : String(next),
@@ -124,9 +135,14 @@ export class MemoryStore implements RateLimitStore {
     st: Checked,
     admitted: boolean,
   ): void {
+    const algorithm = MEMORY_ALGORITHMS[entry.policy.algo];
     if (st.allowed && admitted) {
-      MEMORY_ALGORITHMS[entry.policy.algo].commit(p, st, this.keyspace);
-    } else if (st.reason === 1 && entry.policy.blockForMs > 0) {
+      algorithm.commit(p, st, this.keyspace);
+      return;
+    }
+    // A count carried over a change of `window` moves (expiry included) even uncharged.
+    if (st.moved) algorithm.move?.(p, st, this.keyspace);
+    if (st.reason === 1 && entry.policy.blockForMs > 0) {
       const blockForUs = entry.policy.blockForMs * 1000;
       this.keyspace.set(entry.blockKey, p.now + blockForUs, entry.policy.blockForMs);
       st.retryAfterUs = Math.max(st.retryAfterUs, blockForUs);

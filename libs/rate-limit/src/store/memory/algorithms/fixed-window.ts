@@ -8,47 +8,54 @@ import {
 
 interface State extends CheckResult {
   index: number;
+  endUs: number;
   count: number;
+  moved: boolean;
 }
-type Stored = { index: number; count: number };
-
-/** lua/fixed-window.lua keeps the window index mod 2^23 (with the count in one integer). */
-const WINDOWS = 2 ** 23;
+/** As lua/fixed-window.lua: the count and the end of the window it belongs to. */
+type Stored = { endUs: number; count: number };
 
 function check(p: AlgorithmParams, ks: MemoryKeyspace): State {
   const index = Math.floor(p.now / p.windowUs);
+  const endUs = (index + 1) * p.windowUs;
   const stored = ks.get<Stored>(p.key);
-  const count = stored && stored.index % WINDOWS === index % WINDOWS ? stored.count : 0;
-  const resetUs = (index + 1) * p.windowUs - p.now;
+  let count = 0;
+  let moved = false;
+  if (stored?.endUs === endUs) count = stored.count;
+  else if (stored && stored.endUs > p.now) {
+    // Counted in a window of another length that still runs: in force, and moved here.
+    count = stored.count;
+    moved = true;
+  }
+  const resetUs = endUs - p.now;
+  const base = { index, endUs, count, moved, resetUs };
   if (count + p.cost > p.limit) {
     return {
-      index,
-      count,
-      resetUs,
+      ...base,
       allowed: false,
       remaining: Math.max(0, p.limit - count),
       retryAfterUs: resetUs,
     };
   }
-  return {
-    index,
-    count,
-    resetUs,
-    allowed: true,
-    remaining: p.limit - count - p.cost,
-    retryAfterUs: 0,
-  };
+  return { ...base, allowed: true, remaining: p.limit - count - p.cost, retryAfterUs: 0 };
+}
+
+function store(p: AlgorithmParams, st: State, ks: MemoryKeyspace, count: number): void {
+  ks.set(p.key, { endUs: st.endUs, count } satisfies Stored, toMs(st.resetUs));
 }
 
 /** Mirrors lua/fixed-window.lua. */
 export const fixedWindow: MemoryAlgorithm<State> = {
   check,
   commit(p, st, ks) {
-    ks.set(p.key, { index: st.index, count: st.count + p.cost }, toMs(st.resetUs));
+    store(p, st, ks, st.count + p.cost);
+  },
+  move(p, st, ks) {
+    store(p, st, ks, st.count);
   },
   refund(p, ks) {
     const st = check(p, ks);
     if (Math.floor(p.charged / p.windowUs) !== st.index || st.count === 0) return;
-    ks.set(p.key, { index: st.index, count: Math.max(0, st.count - p.cost) }, toMs(st.resetUs));
+    store(p, st, ks, Math.max(0, st.count - p.cost));
   },
 };

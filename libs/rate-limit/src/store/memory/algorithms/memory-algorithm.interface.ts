@@ -17,6 +17,8 @@ export interface CheckResult {
   remaining: number;
   resetUs: number;
   retryAfterUs: number;
+  /** A count carried over a change of `window`: `move` writes it when nothing is charged. */
+  moved?: boolean;
 }
 
 /** Mirrors one `.lua` algorithm: `check` reads only, `commit` charges, `refund` gives back. */
@@ -24,6 +26,8 @@ export interface MemoryAlgorithm<S extends CheckResult = CheckResult> {
   check(p: AlgorithmParams, ks: MemoryKeyspace): S;
   commit(p: AlgorithmParams, st: S, ks: MemoryKeyspace): void;
   refund(p: AlgorithmParams, ks: MemoryKeyspace): void;
+  /** As `move` in the Lua: writes a count moved to a new window (`st.moved`), charging nothing. */
+  move?(p: AlgorithmParams, st: S, ks: MemoryKeyspace): void;
 }
 
 /** As `MAX_MS` in lua/prelude.lua: the longest expiry or wait, 2^45 ms (about 1,100 years). */

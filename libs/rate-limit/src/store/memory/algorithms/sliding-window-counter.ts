@@ -11,15 +11,27 @@ interface State extends CheckResult {
   current: number;
   previous: number;
   elapsed: number;
+  moved: boolean;
 }
-type Stored = { index: number; current: number; previous: number };
+/** As lua/sliding-window-counter.lua: a window, its length and its two counts. */
+type Stored = { index: number; windowUs: number; current: number; previous: number };
+type Placed = { current: number; previous: number };
 
-function read(p: AlgorithmParams, ks: MemoryKeyspace): Stored {
-  const index = Math.floor(p.now / p.windowUs);
-  const stored = ks.get<Stored>(p.key);
-  if (stored?.index === index) return { index, current: stored.current, previous: stored.previous };
-  if (stored?.index === index - 1) return { index, current: 0, previous: stored.current };
-  return { index, current: 0, previous: 0 };
+/** As `swc_place`: the stored counts placed in the windows of the current length. */
+function place(p: AlgorithmParams, index: number, s: Stored): Placed {
+  const endUs = (s.index + 1) * s.windowUs;
+  const placed = { current: 0, previous: 0 };
+  if (endUs > p.now) {
+    placed.current = s.current;
+    const j = Math.floor((endUs - s.windowUs - 1) / p.windowUs);
+    if (j >= index) placed.current += s.previous;
+    else if (j === index - 1) placed.previous = s.previous;
+  } else if (endUs + s.windowUs > p.now) {
+    const j = Math.floor((endUs - 1) / p.windowUs);
+    if (j >= index) placed.current = s.current;
+    else if (j === index - 1) placed.previous = s.current;
+  }
+  return placed;
 }
 
 function retryAfterUs(
@@ -36,7 +48,10 @@ function retryAfterUs(
 }
 
 function check(p: AlgorithmParams, ks: MemoryKeyspace): State {
-  const { index, current, previous } = read(p, ks);
+  const index = Math.floor(p.now / p.windowUs);
+  const stored = ks.get<Stored>(p.key);
+  const { current, previous } = stored ? place(p, index, stored) : { current: 0, previous: 0 };
+  const moved = stored !== undefined && stored.windowUs !== p.windowUs;
   const elapsed = p.now - index * p.windowUs;
   const used = (previous * (p.windowUs - elapsed)) / p.windowUs + current;
   const allowed = !(used + p.cost > p.limit);
@@ -44,7 +59,7 @@ function check(p: AlgorithmParams, ks: MemoryKeyspace): State {
   let resetUs = 0;
   if (currentAfter > 0) resetUs = 2 * p.windowUs - elapsed;
   else if (previous > 0) resetUs = p.windowUs - elapsed;
-  const base = { index, current, previous, elapsed, resetUs };
+  const base = { index, current, previous, elapsed, moved, resetUs };
   if (!allowed) {
     const retry = Math.max(0, retryAfterUs(p, current, previous, elapsed));
     return {
@@ -62,21 +77,47 @@ function check(p: AlgorithmParams, ks: MemoryKeyspace): State {
   };
 }
 
+/** As `swc_write`: kept while it weighs (the current count to the next window's end). */
+function store(
+  p: AlgorithmParams,
+  ks: MemoryKeyspace,
+  index: number,
+  elapsed: number,
+  c: Placed,
+): void {
+  const value: Stored = { index, windowUs: p.windowUs, ...c };
+  if (c.current > 0) ks.set(p.key, value, toMs(2 * p.windowUs - elapsed));
+  else if (c.previous > 0) ks.set(p.key, value, toMs(p.windowUs - elapsed));
+  else ks.del(p.key);
+}
+
 /** Mirrors lua/sliding-window-counter.lua. */
 export const slidingWindowCounter: MemoryAlgorithm<State> = {
   check,
   commit(p, st, ks) {
-    const value: Stored = { index: st.index, current: st.current + p.cost, previous: st.previous };
-    ks.set(p.key, value, toMs(2 * p.windowUs - st.elapsed));
+    store(p, ks, st.index, st.elapsed, { current: st.current + p.cost, previous: st.previous });
+  },
+  move(p, st, ks) {
+    store(p, ks, st.index, st.elapsed, { current: st.current, previous: st.previous });
   },
   refund(p, ks) {
-    const state = read(p, ks);
-    const charged = Math.floor(p.charged / p.windowUs);
-    if (charged === state.index && state.current > 0) {
-      state.current = Math.max(0, state.current - p.cost);
-    } else if (charged === state.index - 1 && state.previous > 0) {
-      state.previous = Math.max(0, state.previous - p.cost);
+    const stored = ks.get<Stored>(p.key);
+    if (!stored) return;
+    const index = Math.floor(p.now / p.windowUs);
+    const before = place(p, index, stored);
+    const charged = Math.floor(p.charged / stored.windowUs);
+    const given = { ...stored };
+    if (charged === given.index && given.current > 0) {
+      given.current = Math.max(0, given.current - p.cost);
+    } else if (charged === given.index - 1 && given.previous > 0) {
+      given.previous = Math.max(0, given.previous - p.cost);
     } else return;
-    ks.replace(p.key, state);
+    const after = place(p, index, given);
+    if (after.current === before.current && after.previous === before.previous) return;
+    if (stored.windowUs === p.windowUs) {
+      ks.replace(p.key, { index, windowUs: p.windowUs, ...after } satisfies Stored);
+    } else {
+      store(p, ks, index, p.now - index * p.windowUs, after);
+    }
   },
 };

@@ -112,11 +112,16 @@ while a <= nargs do
           local p, st = entry(j), eState[j]
           if st.allowed and admitted then
             p.algo.commit(p, st)
-          elseif st.reason == REASON_LIMIT and p.blockForUs > 0 then
-            -- The penalty is the point of blockFor: it applies even though nothing else is charged.
-            write(eBlock[j], int(now + p.blockForUs), px(p.blockForUs))
-            st.retryAfterUs = max(st.retryAfterUs, p.blockForUs)
-            st.resetUs = max(st.resetUs, p.blockForUs)
+          else
+            -- A count carried over a change of `window` moves (expiry included) even uncharged.
+            if st.moved then p.algo.move(p, st) end
+            if st.reason == REASON_LIMIT and p.blockForUs > 0 then
+              -- The penalty is the point of blockFor: it applies even though nothing else is
+              -- charged.
+              write(eBlock[j], int(now + p.blockForUs), px(p.blockForUs))
+              st.retryAfterUs = max(st.retryAfterUs, p.blockForUs)
+              st.resetUs = max(st.resetUs, p.blockForUs)
+            end
           end
         end
       end

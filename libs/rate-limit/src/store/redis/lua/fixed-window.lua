@@ -1,34 +1,62 @@
 -- fixed-window: at most `limit` per window; windows are aligned to multiples of the window
--- length since the Unix epoch. State: one integer, (windowIndex mod 2^23) * 2^30 + count,
--- expiring at the window's end. An integer is kept by Redis in 16 B instead of a 32 B string.
--- The window index is stored with the count so that an explicit `now` (tests) and a key read in
--- the last microsecond of its window can never be mistaken for the next window's count; mod 2^23
--- keeps the value below 2^53 (exact in a double), and a key never lives 2^23 windows.
+-- length since the Unix epoch. State: the end of the window the count belongs to (ms) and the
+-- count, as one integer "-<endMs><count in 6 digits>" that Redis keeps in 16 B instead of a 32 B
+-- string ("-<endMs>:<count>" from a count of 1,000,000 up); it expires at that end. The sign tells
+-- it from the older forms, which are never negative.
+-- The end, not the window index, is kept because it holds without knowing the length: a count
+-- whose window has not ended is still in force, also after a runtime change of `window`. Such a
+-- count moves to the window of the new length that contains now, expiry included, on the next
+-- request even when that request is rejected (move): a longer window keeps an exhausted client
+-- rejected, a shorter one frees it when the new window ends. A count whose window ended is gone.
+-- Older states are read as counts of the current window or of none: (windowIndex mod 2^23) *
+-- 2^30 + count, and "<windowIndex>:<count>".
 local FW_COUNTS = 1073741824 -- 2^30, above the largest limit (1e9)
 local FW_WINDOWS = 8388608 -- 2^23
+local FW_PACKED = 1000000 -- counts below this fit the 6 digits of the integer form
+
+-- The end (us) of the window the stored count belongs to, and the count; 0, 0 for none.
+local function fw_read(p, index, endUs)
+  local raw = read(p.key)
+  if not raw then return 0, 0 end
+  if byte(raw, 1) == 45 then -- '-'
+    -- The 6-digit form is read first; in the other one, ':' makes the end unreadable.
+    local endMs = tonumber(sub(raw, 2, -7))
+    if endMs then return endMs * 1000, tonumber(sub(raw, -6)) end
+    local e, c = match(raw, '^%-(%d+):(%d+)$')
+    if e then return tonumber(e) * 1000, tonumber(c) end
+    return 0, 0
+  end
+  local stored = tonumber(raw)
+  if stored then
+    if floor(stored / FW_COUNTS) == index % FW_WINDOWS then return endUs, stored % FW_COUNTS end
+  else
+    local storedIndex, storedCount = split2(raw)
+    if storedIndex == index then return endUs, storedCount end
+  end
+  return 0, 0
+end
 
 local function fw_write(p, st, count)
-  -- PX every time (not KEEPTTL): a window changed at runtime may keep the same index.
-  write(p.key, int((st.index % FW_WINDOWS) * FW_COUNTS + count), px(st.resetUs))
+  local endMs = st.endUs / 1000
+  if count < FW_PACKED then
+    write(p.key, format('-%d%06d', endMs, count), px(st.resetUs))
+  else
+    write(p.key, format('-%d:%d', endMs, count), px(st.resetUs))
+  end
 end
 
 algorithms['fixed-window'] = {
   check = function(p)
     local index = floor(p.now / p.windowUs)
-    local count = 0
-    local raw = read(p.key)
-    if raw then
-      local stored = tonumber(raw)
-      if stored then
-        if floor(stored / FW_COUNTS) == index % FW_WINDOWS then count = stored % FW_COUNTS end
-      else
-        -- "<windowIndex>:<count>", as written before the integer form.
-        local storedIndex, storedCount = split2(raw)
-        if storedIndex == index then count = storedCount end
-      end
+    local endUs = (index + 1) * p.windowUs
+    local storedEndUs, count = fw_read(p, index, endUs)
+    local moved = false
+    if storedEndUs ~= endUs then
+      -- Another window's count: in force (and moved here) while that window runs, else gone.
+      if storedEndUs > p.now then moved = true else count = 0 end
     end
     local st = {
-      index = index, count = count, resetUs = (index + 1) * p.windowUs - p.now,
+      index = index, endUs = endUs, count = count, moved = moved, resetUs = endUs - p.now,
       allowed = false, remaining = 0, retryAfterUs = 0, reason = 0,
     }
     if count + p.cost > p.limit then
@@ -40,6 +68,10 @@ algorithms['fixed-window'] = {
   end,
   commit = function(p, st)
     fw_write(p, st, st.count + p.cost)
+  end,
+  -- A count moved from another window (see the header), charged nothing.
+  move = function(p, st)
+    fw_write(p, st, st.count)
   end,
   refund = function(p)
     local st = algorithms['fixed-window'].check(p)

@@ -7,8 +7,11 @@ if redis.replicate_commands then redis.replicate_commands() end
 -- Globals and library fields cost a table lookup on every use: the hot ones, once per call.
 local call, tonumber, tostring, type = redis.call, tonumber, tostring, type
 local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
-local format, match = string.format, string.match
+local byte, format, match, sub = string.byte, string.format, string.match, string.sub
 
+-- name -> { check(p): its state st, reads only; commit(p, st): charges p.cost; refund(p): gives
+-- p.cost back; move(p, st), when check sets st.moved: writes a count moved by a change of `window`
+-- to its new window, charging nothing }.
 local algorithms = {}
 
 -- Integers are written with %d and fractions with %.17g so that a value read back is the exact

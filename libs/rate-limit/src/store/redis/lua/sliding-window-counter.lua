@@ -1,27 +1,75 @@
 -- sliding-window-counter: the previous window's count, weighted by how much of it still overlaps
 -- the sliding window, plus the current window's count. O(1) memory; an approximation that
 -- assumes the previous window's requests were evenly spread.
--- State: "<windowIndex>:<current>:<previous>", kept until the end of the next window.
-local function swc_read(p)
-  local index = floor(p.now / p.windowUs)
-  local current, previous = 0, 0
+-- State: "<windowIndex>:<windowMs>:<current>:<previous>", kept until the end of the next window
+-- (the older "<windowIndex>:<current>:<previous>" is read as of the current length).
+-- Counts are placed by time, so that they survive a runtime change of `window`: each count still
+-- in force (the current one until the end of the next window, the previous one until the end of
+-- the current window) goes to the window of the current length that contains the end of the
+-- window it was counted in, or to the one containing now while its window runs; a count that
+-- lands before the previous window is gone. With the length unchanged that is the ordinary
+-- rollover. After a change, the next request writes the counts in their new windows and moves
+-- the expiry, even when that request is rejected (move).
+
+-- The stored window index, its length (us) and its two counts; nothing when there is no state.
+local function swc_stored(p)
   local raw = read(p.key)
-  if raw then
-    local si, sc, sp = match(raw, '^([^:]+):([^:]+):([^:]+)$')
-    si, sc, sp = tonumber(si), tonumber(sc), tonumber(sp)
-    if si == index then current, previous = sc, sp
-    elseif si == index - 1 then previous = sc end
+  if not raw then return end
+  local si, sw, sc, sp = match(raw, '^([^:]+):([^:]+):([^:]+):([^:]+)$')
+  if si then
+    sw = tonumber(sw)
+  else
+    si, sc, sp = match(raw, '^([^:]+):([^:]+):([^:]+)$')
+    sw = p.windowUs / 1000
   end
-  return index, current, previous
+  si, sc, sp = tonumber(si), tonumber(sc), tonumber(sp)
+  if si and sw and sc and sp then return si, sw * 1000, sc, sp end
+end
+
+-- The stored counts placed in the windows of the current length: current, previous.
+local function swc_place(p, index, si, sw, sc, sp)
+  local endUs, current, previous = (si + 1) * sw, 0, 0
+  if endUs > p.now then
+    -- Its window runs: its count is now's; the previous count's window ended where it started.
+    current = sc
+    local j = floor((endUs - sw - 1) / p.windowUs)
+    if j >= index then current = current + sp elseif j == index - 1 then previous = sp end
+  elseif endUs + sw > p.now then
+    local j = floor((endUs - 1) / p.windowUs)
+    if j >= index then current = sc elseif j == index - 1 then previous = sc end
+  end
+  return current, previous
+end
+
+local function swc_value(p, index, current, previous)
+  return int(index) .. ':' .. int(p.windowUs / 1000) .. ':' .. int(current) .. ':' .. int(previous)
+end
+
+-- Kept while it weighs: the current count until the end of the next window, the previous count
+-- until the end of this one.
+local function swc_write(p, index, elapsed, current, previous)
+  if current > 0 then
+    write(p.key, swc_value(p, index, current, previous), px(2 * p.windowUs - elapsed))
+  elseif previous > 0 then
+    write(p.key, swc_value(p, index, current, previous), px(p.windowUs - elapsed))
+  else
+    write(p.key, false, DELETE)
+  end
 end
 
 algorithms['sliding-window-counter'] = {
   check = function(p)
-    local index, current, previous = swc_read(p)
+    local index = floor(p.now / p.windowUs)
+    local current, previous, moved = 0, 0, false
+    local si, sw, sc, sp = swc_stored(p)
+    if si then
+      current, previous = swc_place(p, index, si, sw, sc, sp)
+      moved = sw ~= p.windowUs
+    end
     local elapsed = p.now - index * p.windowUs
     local used = previous * (p.windowUs - elapsed) / p.windowUs + current
     local st = {
-      index = index, current = current, previous = previous, elapsed = elapsed,
+      index = index, current = current, previous = previous, elapsed = elapsed, moved = moved,
       allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0,
     }
     if used + p.cost > p.limit then
@@ -45,17 +93,28 @@ algorithms['sliding-window-counter'] = {
     return st
   end,
   commit = function(p, st)
-    local value = int(st.index) .. ':' .. int(st.current + p.cost) .. ':' .. int(st.previous)
-    write(p.key, value, px(2 * p.windowUs - st.elapsed))
+    swc_write(p, st.index, st.elapsed, st.current + p.cost, st.previous)
+  end,
+  move = function(p, st)
+    swc_write(p, st.index, st.elapsed, st.current, st.previous)
   end,
   refund = function(p)
-    local index, current, previous = swc_read(p)
-    -- Given back to the window that was charged: the current one, or the previous one when the
-    -- window has rolled over since (a later one has nothing of it).
-    local charged = floor(p.charged / p.windowUs)
-    if charged == index and current > 0 then current = max(0, current - p.cost)
-    elseif charged == index - 1 and previous > 0 then previous = max(0, previous - p.cost)
+    local si, sw, sc, sp = swc_stored(p)
+    if not si then return end
+    local index = floor(p.now / p.windowUs)
+    local current, previous = swc_place(p, index, si, sw, sc, sp)
+    -- Given back to the window that was charged (by the stored length): the stored current or
+    -- previous one; nothing when that count is no longer in force.
+    local charged = floor(p.charged / sw)
+    if charged == si and sc > 0 then sc = max(0, sc - p.cost)
+    elseif charged == si - 1 and sp > 0 then sp = max(0, sp - p.cost)
     else return end
-    write(p.key, int(index) .. ':' .. int(current) .. ':' .. int(previous), KEEP_TTL)
+    local currentAfter, previousAfter = swc_place(p, index, si, sw, sc, sp)
+    if currentAfter == current and previousAfter == previous then return end
+    if sw == p.windowUs then
+      write(p.key, swc_value(p, index, currentAfter, previousAfter), KEEP_TTL)
+    else
+      swc_write(p, index, p.now - index * p.windowUs, currentAfter, previousAfter)
+    end
   end,
 }

@@ -1,0 +1,69 @@
+import { encodeKeyPart } from './encode-key-part';
+import { IdentityFingerprint, fingerprintPartOf } from './identity-fingerprint';
+import { KeyBuilder } from './key-builder';
+
+const SECRET = Buffer.from('a-test-secret-of-at-least-32-characters');
+
+function builder(ips = false): KeyBuilder {
+  const keys = new KeyBuilder('rl');
+  keys.useFingerprint(new IdentityFingerprint(SECRET, { ips }));
+  return keys;
+}
+
+describe('identity fingerprints', () => {
+  const keys = builder();
+  const listed = (identity: string) => keys.listedIdentity(keys.identityTag(identity));
+
+  it.each([
+    ['user:alice@example.com', /^user:\(hmac:[A-Za-z0-9_-]{22}\)$/],
+    ['key:sk_live_0123456789abcdef', /^key:sk_l…\(hmac:[A-Za-z0-9_-]{22}\)$/],
+    ['key:short-key', /^key:\(hmac:[A-Za-z0-9_-]{22}\)$/], // too short to show a hint
+    ['key:s:k:live-0123456789abcdef', /^key:\(hmac:[A-Za-z0-9_-]{22}\)$/], // hint not plain text
+    ['h:x-tenant:acme', /^h:x-tenant:\(hmac:[A-Za-z0-9_-]{22}\)$/],
+    ['fn:whatever', /^fn:\(hmac:[A-Za-z0-9_-]{22}\)$/],
+    ['no-kind-at-all', /^\(hmac:[A-Za-z0-9_-]{22}\)$/],
+  ])('%s is keyed and listed as its fingerprint, never in clear', (identity, form) => {
+    expect(listed(identity)).toMatch(form);
+    const tag = keys.identityTag(identity);
+    const value = identity.slice(identity.lastIndexOf(':') + 1);
+    expect(tag).not.toContain(value.length > 8 ? value.slice(4) : value);
+  });
+
+  it('keeps ip: and route: readable, unless ips is set', () => {
+    expect(listed('ip:203.0.113.7')).toBe('ip:203.0.113.7');
+    expect(listed('route:demo.x')).toBe('route:demo.x');
+    const hashed = builder(true);
+    expect(hashed.listedIdentity(hashed.identityTag('ip:203.0.113.7'))).toMatch(
+      /^ip:\(hmac:[A-Za-z0-9_-]{22}\)$/,
+    );
+  });
+
+  it('depends on the secret, and is the same for the same secret', () => {
+    const other = new KeyBuilder('rl');
+    other.useFingerprint(
+      new IdentityFingerprint(Buffer.from('another-secret-0123456789abcdefghij'), { ips: false }),
+    );
+    expect(other.identityTag('user:bob')).not.toBe(keys.identityTag('user:bob'));
+    expect(builder().identityTag('user:bob')).toBe(keys.identityTag('user:bob'));
+  });
+
+  it('never meets an identity kept in clear: no encoded identity contains the mark', () => {
+    for (const text of ['!', 'ip:a!b', 'ip:!!x', 'ip:(hmac:x)'])
+      expect(encodeKeyPart(text)).not.toContain('!');
+  });
+
+  it('maps a listed form back to its key for the operator, and nothing else', () => {
+    for (const identity of ['user:carol', 'key:sk_live_0123456789abcdef', 'h:x-tenant:acme']) {
+      const tag = keys.identityTag(identity);
+      expect(keys.operatorTags(listed(identity))).toContain(tag);
+    }
+    expect(fingerprintPartOf('user:carol')).toBeUndefined();
+    expect(fingerprintPartOf('user:(hmac:short)')).toBeUndefined();
+  });
+
+  it('useFingerprint(undefined) keys identities in clear again (identityHashing: false)', () => {
+    const clear = builder();
+    clear.useFingerprint(undefined);
+    expect(clear.listedIdentity(clear.identityTag('user:dave'))).toBe('user:dave');
+  });
+});
