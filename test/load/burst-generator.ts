@@ -24,6 +24,8 @@ export interface BurstCommand {
   notifyAfter?: number;
   /** Spreads the requests evenly over this long instead of sending them all at once. */
   spreadMs?: number;
+  /** Sent with every request of the burst (an API key, say). */
+  headers?: Record<string, string>;
 }
 
 /** Written (before the result) when `notifyAfter` responses have arrived. */
@@ -40,9 +42,13 @@ export interface BurstResult {
   extraStatus?: number | string;
 }
 
-function send(url: string, sourceAddress: string): Promise<number | string> {
+function send(
+  url: string,
+  sourceAddress: string,
+  headers: Record<string, string> = {},
+): Promise<number | string> {
   return new Promise((resolve) => {
-    const req = request(url, { agent: false, localAddress: sourceAddress }, (res) => {
+    const req = request(url, { agent: false, localAddress: sourceAddress, headers }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
       res.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
@@ -77,7 +83,9 @@ async function burst(command: BurstCommand): Promise<BurstResult> {
       extra = send(command.extra.url, command.sourceAddress);
     }
     const target = command.targets[i % command.targets.length];
-    pending.push(send(`${target}${command.path}`, command.sourceAddress).then(counted));
+    pending.push(
+      send(`${target}${command.path}`, command.sourceAddress, command.headers).then(counted),
+    );
   }
   const statuses: Record<string, number> = {};
   for (const status of await Promise.all(pending)) {
