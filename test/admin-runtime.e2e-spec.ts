@@ -311,6 +311,9 @@ describe('admin API across two demo instances', () => {
       ['non-boolean enabled', { enabled: 'yes' }, 'enabled'],
       ['bad burst', { burst: 0 }, 'burst'],
       ['unknown field', { limit: 3, colour: 'red' }, 'colour'],
+      // Named after Object.prototype members: the whitelist once let them through (fuzz-found).
+      ['a field named constructor', JSON.parse('{"limit":3,"constructor":1}'), 'constructor'],
+      ['a field named __proto__', JSON.parse('{"__proto__":0,"limit":3}'), '__proto__'],
     ];
     it.each(bad)('%s', async (_label, body, field) => {
       const before = await policyOn(a, 'demo.gcra');
@@ -354,6 +357,29 @@ describe('admin API across two demo instances', () => {
         .expect(400);
       expect(await raw.hgetall(`${prefix}:policy:demo.fixed-window`)).toEqual(before);
       expect(await policyOn(a, 'demo.fixed-window')).toMatchObject({ algo: 'fixed-window' });
+    });
+
+    it('a policy key of another type: PATCH is a 409 naming it, views and stats still answer', async () => {
+      await raw.set(`${prefix}:policy:demo.gcra`, 'x');
+      await raw.set(`${prefix}:stats:demo.gcra`, 'y');
+      try {
+        const res = await request(a.getHttpServer())
+          .patch('/admin/policies/demo.gcra')
+          .set(auth)
+          .send({ limit: 3 })
+          .expect(409);
+        expect(res.body.message).toContain(`${prefix}:policy:demo.gcra`);
+        expect(await raw.get(`${prefix}:policy:demo.gcra`)).toBe('x');
+        const list = await request(a.getHttpServer()).get('/admin/policies').set(auth).expect(200);
+        const gcra = list.body.find((p: { name: string }) => p.name === 'demo.gcra');
+        expect(gcra.stats).toEqual({ allowed: 0, rejected: 0, shadowRejected: 0 });
+        await raw.del(`${prefix}:stats:demo.gcra`);
+        await raw.hset(`${prefix}:stats:demo.gcra`, { allowed: 'abc', rejected: '1.5' });
+        const view = await request(a.getHttpServer()).get('/admin/policies/demo.gcra').set(auth);
+        expect(view.body.stats).toEqual({ allowed: 0, rejected: 0, shadowRejected: 0 });
+      } finally {
+        await raw.del(`${prefix}:policy:demo.gcra`, `${prefix}:stats:demo.gcra`);
+      }
     });
 
     it('malformed JSON', async () => {

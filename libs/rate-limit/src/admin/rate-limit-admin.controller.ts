@@ -14,6 +14,7 @@ import {
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
+  ApiConflictResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -96,6 +97,10 @@ export class RateLimitAdminController {
   @ApiOkResponse({ type: PolicyViewDto, description: 'The policy after the change' })
   @BAD_INPUT
   @UNKNOWN
+  @ApiConflictResponse({
+    description: "The policy's Redis key holds another type than a hash; nothing was changed",
+    type: AdminErrorResponseDto,
+  })
   update(@Param('name') name: string, @Body() body: UpdatePolicyDto): Promise<PolicyView> {
     return this.admin.update(name, toPolicyPatch(body));
   }

@@ -1,11 +1,13 @@
 import {
   BadRequestException,
+  ConflictException,
   Inject,
   Injectable,
   NotFoundException,
   ServiceUnavailableException,
 } from '@nestjs/common';
 import { ApplicationConfig } from '@nestjs/core';
+import { StoredKeyConflictError } from '../errors/stored-key-conflict.error';
 import type { RateLimitConfig } from '../module/resolve-module-options';
 import { capacityOf } from '../policy/rate-limit-algorithm';
 import { thresholdProblem } from '../policy/threshold-problem';
@@ -177,6 +179,7 @@ export class RateLimitAdminService {
       return await action();
     } catch (error) {
       if (error instanceof BadRequestException) throw error;
+      if (error instanceof StoredKeyConflictError) throw new ConflictException(error.message);
       throw new ServiceUnavailableException(`Redis is unavailable: ${(error as Error).message}`);
     }
   }

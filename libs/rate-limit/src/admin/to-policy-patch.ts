@@ -1,5 +1,6 @@
-import { BadRequestException, ValidationPipe } from '@nestjs/common';
-import type { UpdatePolicyDto } from './dto/update-policy.dto';
+import { BadRequestException, ValidationPipe, type ArgumentMetadata } from '@nestjs/common';
+import { ListKeysQueryDto } from './dto/list-keys-query.dto';
+import { UpdatePolicyDto } from './dto/update-policy.dto';
 import { windowToMs } from './dto/window.validators';
 import type { PolicyPatch } from './policy-view.interface';
 
@@ -13,9 +14,35 @@ const PATCH_FIELDS: readonly (keyof UpdatePolicyDto)[] = [
   'enabled',
 ];
 
+/** The fields each admin input may carry, checked on the raw object (see AdminValidationPipe). */
+const ALLOWED_FIELDS = new Map<unknown, readonly string[]>([
+  [UpdatePolicyDto, PATCH_FIELDS],
+  [ListKeysQueryDto, ['cursor', 'count']],
+]);
+
+/**
+ * ValidationPipe's whitelist misses fields named after Object.prototype members
+ * (`{"constructor": 1}`, `?__proto__=`) and class-transformer drops them silently: the raw
+ * object's own keys are checked against the allow-list first.
+ */
+class AdminValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const allowed = ALLOWED_FIELDS.get(metadata.metatype);
+    if (allowed && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const unknown = Object.keys(value).filter((field) => !allowed.includes(field));
+      if (unknown.length > 0) {
+        throw new BadRequestException(
+          unknown.map((field) => `property ${field.slice(0, 64)} should not exist`),
+        );
+      }
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 /** The admin controller's validation: unknown fields are 400 naming the field, values are typed. */
 export function createAdminValidationPipe(): ValidationPipe {
-  return new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true });
+  return new AdminValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true });
 }
 
 /**

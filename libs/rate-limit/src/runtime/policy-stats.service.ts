@@ -11,12 +11,18 @@ import type { RateLimitConfig } from '../module/resolve-module-options';
 import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
 import { RedisConnection } from '../store/redis/redis-connection';
 import { withTimeout } from '../store/redis/with-timeout';
+import { ReplyError } from 'ioredis';
 
 type Counts = PolicyStatsView;
 const FIELDS: readonly (keyof Counts)[] = ['allowed', 'rejected', 'shadowRejected'];
 const READ_TIMEOUT_MS = 2_000;
 
 const zero = (): Counts => ({ allowed: 0, rejected: 0, shadowRejected: 0 });
+
+/** A stored total; anything but a whole count (written by hand) reads as 0. */
+function count(raw: string | undefined): number {
+  return raw !== undefined && /^\d{1,15}$/.test(raw) ? Number(raw) : 0;
+}
 
 /**
  * Decision totals per policy across all instances. Requests only bump counters in memory; a
@@ -57,17 +63,20 @@ export class PolicyStats implements OnApplicationBootstrap, OnModuleDestroy {
   /** Totals across instances, plus what this instance has not flushed yet. */
   async totals(names: readonly string[]): Promise<Map<string, Counts>> {
     const client = this.connection.client;
+    // A stats key of another type (written by hand) reads as no totals, for its policy alone.
+    const readOne = (name: string) =>
+      client!.hgetall(this.key(name)).catch((error: unknown) => {
+        if (error instanceof ReplyError) return {} as Record<string, string>;
+        throw error;
+      });
     const stored = client
-      ? await withTimeout(
-          Promise.all(names.map((name) => client.hgetall(this.key(name)))),
-          READ_TIMEOUT_MS,
-        )
+      ? await withTimeout(Promise.all(names.map(readOne)), READ_TIMEOUT_MS)
       : names.map(() => ({}) as Record<string, string>);
     return new Map(
       names.map((name, i) => {
         const local = this.pending.get(name) ?? zero();
         const totals = zero();
-        for (const field of FIELDS) totals[field] = Number(stored[i][field] ?? 0) + local[field];
+        for (const field of FIELDS) totals[field] = count(stored[i][field]) + local[field];
         return [name, totals];
       }),
     );

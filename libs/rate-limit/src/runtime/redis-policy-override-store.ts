@@ -3,6 +3,7 @@ import { Cluster, type Redis, ReplyError } from 'ioredis';
 import { closeClient } from '../store/redis/close-client';
 import { withTimeout } from '../store/redis/with-timeout';
 import type { PolicyOverride } from '../admin/policy-view.interface';
+import { StoredKeyConflictError } from '../errors/stored-key-conflict.error';
 import type { RedisClient } from '../store/redis/redis-script';
 import { encodeOverride, parseOverrideHash } from './policy-override-codec';
 import type { OverrideListener, PolicyOverrideStore, ResetListener } from './policy-override-store';
@@ -65,6 +66,10 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
       ADMIN_TIMEOUT_MS,
     );
     const failed = replies?.find(([error]) => error);
+    const error: unknown = failed?.[0];
+    if (error instanceof ReplyError && /^WRONGTYPE/.test((error as Error).message)) {
+      throw new StoredKeyConflictError(key, 'a hash');
+    }
     if (!replies || failed) throw failed?.[0] ?? new Error('the update was discarded');
     const { override } = parseOverrideHash(replies[1][1] as Record<string, string>);
     await this.publish({ name, override });
