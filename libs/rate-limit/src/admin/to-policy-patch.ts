@@ -21,22 +21,33 @@ const ALLOWED_FIELDS = new Map<unknown, readonly string[]>([
 ]);
 
 /**
- * ValidationPipe's whitelist misses fields named after Object.prototype members
- * (`{"constructor": 1}`, `?__proto__=`) and class-transformer drops them silently: the raw
- * object's own keys are checked against the allow-list first.
+ * ValidationPipe's whitelist misses fields named after members of objects and classes
+ * (`{"constructor": 1}`, `{"prototype": 0}`, `?__proto__=`), and class-transformer drops them
+ * silently: every own key of the raw object outside the allow-list is refused, in the same 400
+ * as the other bad fields.
  */
 class AdminValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const allowed = ALLOWED_FIELDS.get(metadata.metatype);
-    if (allowed && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      const unknown = Object.keys(value).filter((field) => !allowed.includes(field));
-      if (unknown.length > 0) {
-        throw new BadRequestException(
-          unknown.map((field) => `property ${field.slice(0, 64)} should not exist`),
-        );
+    const missed =
+      allowed && typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? Object.keys(value)
+            .filter((field) => !allowed.includes(field))
+            .map((field) => `property ${field} should not exist`)
+        : [];
+    let result: unknown;
+    try {
+      result = await super.transform(value, metadata);
+    } catch (error) {
+      // One 400 listing every bad field, these included.
+      if (missed.length > 0 && error instanceof BadRequestException) {
+        const { message } = error.getResponse() as { message?: string | string[] };
+        throw new BadRequestException([...new Set([...[message ?? []].flat(), ...missed])]);
       }
+      throw error;
     }
-    return super.transform(value, metadata);
+    if (missed.length > 0) throw new BadRequestException(missed);
+    return result;
   }
 }
 
