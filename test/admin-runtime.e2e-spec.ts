@@ -344,6 +344,19 @@ describe('admin API across two demo instances', () => {
       expect((await policyOn(b, name)).override).toBeNull();
     });
 
+    it('checked against the override as stored, not as this instance last read it', async () => {
+      // Written by hand a moment ago: neither instance has refreshed yet (every 5 s).
+      await raw.hset(`${prefix}:policy:demo.fixed-window`, 'algo', 'sliding-window');
+      await request(a.getHttpServer())
+        .patch('/admin/policies/demo.fixed-window')
+        .set(auth)
+        .send({ limit: 50_000 })
+        .expect(400);
+      expect(await raw.hgetall(`${prefix}:policy:demo.fixed-window`)).toEqual({
+        algo: 'sliding-window',
+      });
+    });
+
     it('a limit the sliding log cannot take, then a switch to it: the switch is refused', async () => {
       await request(a.getHttpServer())
         .patch('/admin/policies/demo.fixed-window')

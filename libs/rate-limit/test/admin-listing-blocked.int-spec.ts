@@ -17,10 +17,12 @@ import { within } from '../../../test/support/within';
  * `blockFor` stays listed (with the block's time left) after its window, and so its state key,
  * has gone; it once vanished from the listing although it was still refused.
  */
-const WINDOW_MS = 300;
+// A sliding log: two requests a moment apart are always in one window (a fixed window's
+// boundary could fall between them).
+const WINDOW_MS = 1_000;
 const POLICY = {
   name: 'login',
-  algo: 'fixed-window' as const,
+  algo: 'sliding-window' as const,
   limit: 1,
   window: WINDOW_MS,
   blockFor: '1h',
@@ -85,7 +87,7 @@ describe.each(stores)('listing blocked clients: %s store', (_name, storeOptions)
 
     // The windows end, so the state keys expire; the block key stays for an hour.
     const store = moduleRef.get<RateLimitStore>(RATE_LIMIT_STORE);
-    const stateKeys = async () => (await store.scan('*}:login:fixed-window', null, 1_000)).keys;
+    const stateKeys = async () => (await store.scan('*}:login:sliding-window', null, 1_000)).keys;
     await within(5 * WINDOW_MS, async () => (await stateKeys()).length === 0);
 
     const after = await listAll();

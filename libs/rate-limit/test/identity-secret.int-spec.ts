@@ -98,6 +98,11 @@ describe('the identity secret', () => {
     expect(a.keys.identityTag('user:gina')).not.toBe(before);
     await b.secret.sync();
     expect(b.keys.identityTag('user:gina')).toBe(a.keys.identityTag('user:gina'));
+    // A weak secret written by hand is not taken.
+    const kept = a.keys.identityTag('user:gina');
+    await raw.set(`${prefix}:identity-secret`, 'short');
+    await a.secret.sync();
+    expect(a.keys.identityTag('user:gina')).toBe(kept);
   });
 
   it('identityHashing: false keeps identities in clear; ips: true hashes addresses too', async () => {

@@ -121,7 +121,7 @@ export function validateDemoEnv(env: Record<string, string | undefined>): { demo
         env.ADMIN_FAILED_TOKEN_LIMIT,
         10,
         1,
-        1_000_000,
+        10_000, // counted in a sliding-window log, whose limit is at most 10,000
       ),
     },
   };

@@ -19,9 +19,8 @@ interface SocketCarrier extends IncomingMessage {
 
 /**
  * Counts the admin API's failed token attempts per client address in the rate limiter's own
- * store (so across every instance). Once a client is over the limit, every attempt of it is
- * refused until the window has room again, a right token included: otherwise the answer to
- * each guess would still tell a right one from a wrong one.
+ * store (so across every instance). Past the limit, that address's failed attempts answer 429
+ * for a window (blockFor), and each one is logged without the token.
  */
 @Injectable()
 export class FailedTokenLimiter {
@@ -31,33 +30,16 @@ export class FailedTokenLimiter {
     private readonly limiter: RateLimiterService,
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
     @Inject(RATE_LIMIT_ADMIN_OPTIONS) options: RateLimitAdminModuleOptions,
-    private readonly registry: PolicyRegistry,
+    registry: PolicyRegistry,
   ) {
     const thresholds = { ...DEFAULT_FAILED_TOKEN_LIMIT, ...options.failedTokenLimit };
-    // One failure too many blocks the client for a whole window (blockFor), so a peek, which
-    // charges nothing, sees the refusal.
+    // One failure too many blocks the address's failed attempts for a whole window.
     const policy = normalizePolicy(
       { algo: 'sliding-window', ...thresholds, blockFor: thresholds.window },
       FAILED_TOKEN_POLICY,
       'RateLimitAdminModule failedTokenLimit',
     );
     registry.register(policy, 'RateLimitAdminModule failedTokenLimit');
-  }
-
-  /**
-   * The refusal in force for this client, if it used up its failed attempts. Read like the
-   * admin listing (its own time budget, never the request path's breaker or fallback), so an
-   * operator's calls cost live traffic nothing; when Redis cannot answer, the token decides.
-   */
-  async refusal(request: SocketCarrier): Promise<RateLimitDecision | undefined> {
-    const policy = this.registry.get(FAILED_TOKEN_POLICY)!;
-    const tag = this.config.keys.identityTag(this.identityOf(request));
-    try {
-      const [decision] = await this.limiter.peekTags(policy, [tag]);
-      return decision && !decision.allowed ? decision : undefined;
-    } catch {
-      return undefined;
-    }
   }
 
   /** Counts a failed attempt (logged without the token); the refusal if it was one too many. */

@@ -44,7 +44,7 @@ async function boot(
     .useValue(service)
     // Its dependencies come from RateLimitModule too; failures are counted in its own tests.
     .overrideProvider(FailedTokenLimiter)
-    .useValue({ refusal: async () => undefined, failed: async () => undefined })
+    .useValue({ failed: async () => undefined })
     .compile();
   const app = moduleRef.createNestApplication({ logger: false });
   const doc = swagger

@@ -1,12 +1,14 @@
 import {
   BadRequestException,
   ConflictException,
+  GatewayTimeoutException,
   Inject,
   Injectable,
   NotFoundException,
   ServiceUnavailableException,
 } from '@nestjs/common';
 import { ApplicationConfig } from '@nestjs/core';
+import { RateLimitStoreError } from '../errors/rate-limit-store.error';
 import { StoredKeyConflictError } from '../errors/stored-key-conflict.error';
 import type { RateLimitConfig } from '../module/resolve-module-options';
 import { capacityOf } from '../policy/rate-limit-algorithm';
@@ -14,6 +16,7 @@ import { thresholdProblem } from '../policy/threshold-problem';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { RATE_LIMIT_CONFIG, RATE_LIMIT_OVERRIDES, RATE_LIMIT_STORE } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
+import { parseOverrideHash } from '../runtime/policy-override-codec';
 import type { PolicyOverrideStore } from '../runtime/policy-override-store';
 import { PolicyStats } from '../runtime/policy-stats.service';
 import { RateLimiterService } from '../service/rate-limiter.service';
@@ -62,19 +65,28 @@ export class RateLimitAdminService {
   /** Sets the changed fields of the override and announces the result to every instance. */
   async update(name: string, patch: PolicyPatch): Promise<PolicyView> {
     this.known(name);
-    // Checked as a whole before anything is written (each field was validated on its own).
-    const result = this.registry.preview(name, { ...this.registry.override(name), ...patch });
+    // Checked as a whole, on the override as stored now (another instance or redis-cli may have
+    // changed it since this one last read it), before anything is written.
+    const stored = await this.unavailableOnError(() => this.overrides.readAll([name]));
+    const hash = stored.get(name);
+    if (hash instanceof Error) {
+      throw new ConflictException(
+        new StoredKeyConflictError(`${this.config.keys.prefix}:policy:${name}`, 'a hash').message,
+      );
+    }
+    const current = hash ? parseOverrideHash(hash).override : null;
+    const result = this.registry.preview(name, { ...current, ...patch });
     const problem = result && thresholdProblem(result);
     if (problem) throw new BadRequestException([problem]);
     const fields = { ...patch, updatedAt: Date.now() };
-    const override = await this.unavailableOnError(() => this.overrides.update(name, fields));
+    const override = await this.unavailableOnError(() => this.overrides.update(name, fields), true);
     this.registry.applyOverride(name, override);
     return this.get(name);
   }
 
   async clearOverride(name: string): Promise<PolicyView> {
     this.known(name);
-    await this.unavailableOnError(() => this.overrides.clear(name));
+    await this.unavailableOnError(() => this.overrides.clear(name), true);
     this.registry.applyOverride(name, null);
     return this.get(name);
   }
@@ -150,7 +162,7 @@ export class RateLimitAdminService {
 
   async resetKey(name: string, identity: string): Promise<void> {
     this.known(name);
-    await this.unavailableOnError(() => this.limiter.resetListed(name, identity));
+    await this.unavailableOnError(() => this.limiter.resetListed(name, identity), true);
   }
 
   private known(name: string): RateLimitPolicy {
@@ -174,11 +186,20 @@ export class RateLimitAdminService {
     };
   }
 
-  private async unavailableOnError<T>(action: () => Promise<T>): Promise<T> {
+  /**
+   * 503 when Redis is unreachable and nothing was written. A write that timed out may still
+   * apply (Redis runs a command it received), so it answers 504 instead of "nothing changed".
+   */
+  private async unavailableOnError<T>(action: () => Promise<T>, writes = false): Promise<T> {
     try {
       return await action();
     } catch (error) {
       if (error instanceof BadRequestException) throw error;
+      if (writes && error instanceof RateLimitStoreError && error.failure === 'timeout') {
+        throw new GatewayTimeoutException(
+          `${error.message}: the change may or may not have been applied; read it back to see`,
+        );
+      }
       if (error instanceof StoredKeyConflictError) throw new ConflictException(error.message);
       throw new ServiceUnavailableException(`Redis is unavailable: ${(error as Error).message}`);
     }

@@ -12,6 +12,9 @@ import { RedisConnection } from '../store/redis/redis-connection';
 import { withTimeout } from '../store/redis/with-timeout';
 
 const READ_TIMEOUT_MS = 2_000;
+const UNCONFIRMED_RETRY_MS = 500;
+/** As the `identityHashing.secret` option requires. */
+const MIN_SECRET_LENGTH = 32;
 
 /**
  * Makes every instance key identities with one secret when the module options give none: the
@@ -26,6 +29,7 @@ export class IdentitySecret implements OnModuleInit, OnModuleDestroy {
   private current?: string;
   private timer?: NodeJS.Timeout;
   private warned = false;
+  private stopped = false;
 
   constructor(
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
@@ -41,11 +45,23 @@ export class IdentitySecret implements OnModuleInit, OnModuleDestroy {
     // Without Redis, or with a secret of the options, resolveModuleOptions already set it.
     if (!hashing || hashing.secret !== undefined || !this.connection.client) return;
     await this.sync();
-    this.timer = setInterval(() => void this.sync(), this.config.policyRefreshMs).unref();
+    this.schedule();
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.timer);
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  /**
+   * Every `policyRefreshMs` once the stored secret is known; every 500 ms while this instance
+   * still keys with its provisional one (Redis was down at start), since Redis may meanwhile
+   * decide that instance's clients under keys no other instance uses.
+   */
+  private schedule(): void {
+    if (this.stopped) return;
+    const delay = this.current === undefined ? UNCONFIRMED_RETRY_MS : this.config.policyRefreshMs;
+    this.timer = setTimeout(() => void this.sync().finally(() => this.schedule()), delay).unref();
   }
 
   /** Stores this instance's secret if Redis has none, and uses the one Redis has. */
@@ -58,14 +74,19 @@ export class IdentitySecret implements OnModuleInit, OnModuleDestroy {
         READ_TIMEOUT_MS,
       );
       const stored = replies?.[1]?.[1];
-      if (typeof stored !== 'string' || stored === '') throw new Error('no secret was stored');
+      // A secret written by hand must be as strong as one of the options.
+      if (typeof stored !== 'string' || stored.length < MIN_SECRET_LENGTH) {
+        throw new Error(`${this.key} holds no secret of at least ${MIN_SECRET_LENGTH} characters`);
+      }
       if (stored !== this.current) this.use(stored);
     } catch (error) {
-      if (this.current !== undefined || this.warned) return;
+      if (this.warned) return;
       this.warned = true;
       this.logger.warn(
         `Could not read the identity secret from Redis (${(error as Error).message}): ` +
-          'identities are keyed with a provisional secret of this instance until Redis answers',
+          (this.current === undefined
+            ? 'identities are keyed with a provisional secret of this instance until it can'
+            : 'the one read before is kept'),
       );
     }
   }
