@@ -4,6 +4,7 @@ import {
   GatewayTimeoutException,
   Inject,
   Injectable,
+  Logger,
   NotFoundException,
   ServiceUnavailableException,
 } from '@nestjs/common';
@@ -11,7 +12,6 @@ import { ApplicationConfig } from '@nestjs/core';
 import { RateLimitStoreError } from '../errors/rate-limit-store.error';
 import { StoredKeyConflictError } from '../errors/stored-key-conflict.error';
 import type { RateLimitConfig } from '../module/resolve-module-options';
-import { capacityOf } from '../policy/rate-limit-algorithm';
 import { thresholdProblem } from '../policy/threshold-problem';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { RATE_LIMIT_CONFIG, RATE_LIMIT_OVERRIDES, RATE_LIMIT_STORE } from '../rate-limit.constants';
@@ -27,7 +27,9 @@ import type {
   PolicyThresholds,
   PolicyView,
 } from './policy-view.interface';
+import { keyUsages, listedTags } from './key-usage';
 import { routesOf } from './route-paths';
+import { needsShortening, shortenExpiries } from './shorten-expiries';
 
 /** Cursors each store gives out: `<master>:<SCAN cursor>` from Redis, an offset from memory. */
 const CURSOR = { redis: /^\d{1,4}:\d{1,20}$/, memory: /^\d{1,15}$/ } as const;
@@ -40,6 +42,8 @@ const BAD_CURSOR = 'cursor must be a value returned by a previous page';
  */
 @Injectable()
 export class RateLimitAdminService {
+  private readonly logger = new Logger('RateLimitAdmin');
+
   constructor(
     private readonly registry: PolicyRegistry,
     private readonly stats: PolicyStats,
@@ -79,16 +83,37 @@ export class RateLimitAdminService {
     const problem = result && thresholdProblem(result);
     if (problem) throw new BadRequestException([problem]);
     const fields = { ...patch, updatedAt: Date.now() };
+    const before = this.registry.get(name)!;
     const override = await this.unavailableOnError(() => this.overrides.update(name, fields), true);
     this.registry.applyOverride(name, override);
+    await this.shortenIfNeeded(before);
     return this.get(name);
   }
 
   async clearOverride(name: string): Promise<PolicyView> {
     this.known(name);
+    const before = this.registry.get(name)!;
     await this.unavailableOnError(() => this.overrides.clear(name), true);
     this.registry.applyOverride(name, null);
+    await this.shortenIfNeeded(before);
     return this.get(name);
+  }
+
+  /**
+   * A shorter window (or faster refill) re-tightens the keys at once, from the instance that
+   * made the change; a failure is logged, the change stands.
+   */
+  private async shortenIfNeeded(before: RateLimitPolicy): Promise<void> {
+    const after = this.registry.get(before.name)!;
+    if (!needsShortening(before, after)) return;
+    try {
+      await shortenExpiries(this.store, this.config.keys, after);
+    } catch (error) {
+      this.logger.warn(
+        `Policy "${after.name}" was changed, but its keys could not all be re-tightened ` +
+          `(${(error as Error).message}): the others are at each client's next request`,
+      );
+    }
   }
 
   /**
@@ -103,9 +128,8 @@ export class RateLimitAdminService {
       throw new BadRequestException(BAD_CURSOR);
     }
     const stateSuffix = `}:${policy.name}:${policy.algo}`;
-    const blockSuffix = `${stateSuffix}:block`;
-    // One pattern for both kinds of key; it also matches other algorithms whose name starts with
-    // this one's (sliding-window-counter), which the suffix test drops.
+    // One pattern for state and block keys; it also matches other algorithms whose name starts
+    // with this one's (sliding-window-counter), which the suffix tests drop.
     const match = `${this.config.keys.prefix}:{*${stateSuffix}*`;
     const page = await this.unavailableOnError(async () => {
       try {
@@ -118,46 +142,12 @@ export class RateLimitAdminService {
         throw error;
       }
     });
+    const keys = this.config.keys;
     const tags = await this.unavailableOnError(() =>
-      this.listedTags(page.keys, stateSuffix, blockSuffix),
+      listedTags(this.store, keys, page.keys, stateSuffix),
     );
     const decisions = await this.unavailableOnError(() => this.limiter.peekTags(policy, tags));
-    const capacity = capacityOf(policy);
-    // A key Redis could not read (another type, written by hand) is left out of the page.
-    const items = decisions.flatMap((d, i) =>
-      d
-        ? [
-            {
-              identity: this.config.keys.listedIdentity(tags[i]),
-              used: Math.max(0, capacity - d.remaining),
-              remaining: d.remaining,
-              resetMs: d.resetMs,
-              blockedMs: d.reason === 'blocked' ? d.retryAfterMs : 0,
-            },
-          ]
-        : [],
-    );
-    return { items, cursor: page.cursor };
-  }
-
-  /**
-   * The tags a page of keys lists, each once: the identity of a state key, and of a block key
-   * whose state key is gone (while both exist, the state key lists it, on whichever page).
-   */
-  private async listedTags(
-    keys: readonly string[],
-    stateSuffix: string,
-    blockSuffix: string,
-  ): Promise<string[]> {
-    const tagOf = (key: string) => this.config.keys.tagOfKey(key);
-    const stateTags = keys.filter((key) => key.endsWith(stateSuffix)).map(tagOf);
-    const withState = new Set(stateTags);
-    const blockKeys = keys.filter((key) => key.endsWith(blockSuffix) && !withState.has(tagOf(key)));
-    const stateExists = await this.store.existing(
-      blockKeys.map((key) => key.slice(0, -':block'.length)),
-    );
-    const blockedOnly = blockKeys.filter((_, i) => !stateExists[i]).map(tagOf);
-    return [...new Set([...stateTags, ...blockedOnly])];
+    return { items: keyUsages(keys, policy, tags, decisions), cursor: page.cursor };
   }
 
   async resetKey(name: string, identity: string): Promise<void> {

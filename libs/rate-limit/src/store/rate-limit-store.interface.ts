@@ -55,6 +55,11 @@ export interface RateLimitStore {
   inspect(groups: readonly (readonly StoreEntry[])[]): Promise<(StoreReply | Error)[]>;
   /** Which of the keys exist (the admin listing), on the listing's own time budget like inspect. */
   existing(keys: readonly string[]): Promise<boolean[]>;
+  /**
+   * Lowers each key's time to live to `maxMs` where it is longer (a window was shortened), on
+   * the listing's own time budget like inspect.
+   */
+  shortenExpiries(keys: readonly string[], maxMs: number): Promise<void>;
   delete(keys: readonly string[]): Promise<void>;
   /**
    * Keys matching a glob (`*` only), a page at a time without blocking the store; `cursor` null

@@ -64,6 +64,12 @@ export class MemoryStore implements RateLimitStore {
     return keys.map((key) => this.keyspace.get(key) !== undefined);
   }
 
+  async shortenExpiries(keys: readonly string[], maxMs: number): Promise<void> {
+    for (const key of keys) {
+      if (this.keyspace.pttl(key) > maxMs) this.keyspace.expire(key, maxMs);
+    }
+  }
+
   async delete(keys: readonly string[]): Promise<void> {
     for (const key of keys) this.keyspace.del(key);
   }

@@ -140,6 +140,14 @@ export class RedisStore implements RateLimitStore {
     return counts.map((count) => count > 0);
   }
 
+  async shortenExpiries(keys: readonly string[], maxMs: number): Promise<void> {
+    // PEXPIRE ... LT: only an expiry later than the new one is moved (Redis 7); one per key.
+    await withTimeout(
+      Promise.all(keys.map((key) => this.client.pexpire(key, maxMs, 'LT'))),
+      INSPECT_BUDGET_MS,
+    );
+  }
+
   async delete(keys: readonly string[]): Promise<void> {
     // One DEL per key: on a cluster, keys of different identities live in different slots.
     await this.send((roundTrip) => roundTrip(Promise.all(keys.map((key) => this.client.del(key)))));
