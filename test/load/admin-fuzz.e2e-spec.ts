@@ -185,9 +185,9 @@ it('PATCH /admin/policies/:name with hostile bodies: a 4xx writes nothing', asyn
   });
 });
 
-// SPEC §8 "Unknown fields are rejected". Both fail today: a field or query parameter named like an
-// Object.prototype member (__proto__, constructor, toString, ...) passes the allow-list, and the
-// PATCH is applied.
+// SPEC §8 "Unknown fields are rejected". Found by this suite: a field or query parameter named
+// like a member of objects or classes (__proto__, constructor, prototype, ...) passed the
+// allow-list and the PATCH was applied.
 it('PATCH: a field outside the allow-list is a 400 whatever its name', async () => {
   await runLanes({
     surface: 'unknown-field',

@@ -7,19 +7,14 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
 import { RateLimitExceededException } from '../guard/rate-limit-exceeded.exception';
+import { setResponseHeader, type HeaderWriter } from '../guard/set-response-header';
 import { ADMIN_TOKEN_DIGEST, sha256 } from './admin-token';
 import { FailedTokenLimiter } from './failed-token-limiter';
 
-interface HeaderCarrier extends IncomingMessage {
+interface HeaderCarrier {
   headers: Record<string, string | string[] | undefined>;
-}
-
-interface HeaderSink {
-  header?(name: string, value: string): unknown;
-  setHeader?(name: string, value: string): unknown;
 }
 
 const BEARER = /^Bearer +(\S+) *$/i;
@@ -43,30 +38,25 @@ export class AdminTokenGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<HeaderCarrier>();
-    const response = http.getResponse<HeaderSink>();
+    const response = http.getResponse<HeaderWriter>();
     const presented = bearerToken(request.headers.authorization);
     if (presented !== undefined && timingSafeEqual(sha256(presented), this.expected)) return true;
-    const refused = await this.failures.failed(request);
+    const refused = await this.failures.failed(context);
     if (refused) throw tooManyFailures(response, refused);
     // RFC 6750 section 3: a 401 names the scheme it expects.
-    setHeader(response, 'WWW-Authenticate', 'Bearer');
+    setResponseHeader(response, 'WWW-Authenticate', 'Bearer');
     throw new UnauthorizedException('A valid "Authorization: Bearer <token>" header is required');
   }
 }
 
-function tooManyFailures(response: HeaderSink, refusal: RateLimitDecision): HttpException {
+function tooManyFailures(response: HeaderWriter, refusal: RateLimitDecision): HttpException {
   const seconds = Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
-  setHeader(response, 'Retry-After', String(seconds));
+  setResponseHeader(response, 'Retry-After', String(seconds));
   return new RateLimitExceededException(
     refusal.policy,
     seconds,
     'Too Many Requests: too many failed admin token attempts',
   );
-}
-
-function setHeader(response: HeaderSink, name: string, value: string): void {
-  if (typeof response.header === 'function') response.header(name, value);
-  else response.setHeader?.(name, value);
 }
 
 function bearerToken(header: string | string[] | undefined): string | undefined {

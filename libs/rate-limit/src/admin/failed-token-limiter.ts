@@ -1,6 +1,6 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { IncomingMessage } from 'node:http';
+import { Inject, Injectable, Logger, type ExecutionContext } from '@nestjs/common';
 import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
+import { createIdentityResolver, type IdentityResolver } from '../identity/identity-resolver';
 import type { RateLimitConfig } from '../module/resolve-module-options';
 import { normalizePolicy } from '../policy/normalize-policy';
 import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
@@ -13,10 +13,6 @@ import type { RateLimitAdminModuleOptions } from './rate-limit-admin-options.int
 export const FAILED_TOKEN_POLICY = 'rate-limit-admin.failed-token';
 export const DEFAULT_FAILED_TOKEN_LIMIT = { limit: 10, window: '15m' } as const;
 
-interface SocketCarrier extends IncomingMessage {
-  raw?: IncomingMessage;
-}
-
 /**
  * Counts the admin API's failed token attempts per client address in the rate limiter's own
  * store (so across every instance). Past the limit, that address's failed attempts answer 429
@@ -25,6 +21,8 @@ interface SocketCarrier extends IncomingMessage {
 @Injectable()
 export class FailedTokenLimiter {
   private readonly logger = new Logger('RateLimitAdmin');
+  /** The client address, as `key: 'ip'` policies see it (trustProxy, IPv6 /64). */
+  private readonly identityOf: IdentityResolver;
 
   constructor(
     private readonly limiter: RateLimiterService,
@@ -40,11 +38,17 @@ export class FailedTokenLimiter {
       'RateLimitAdminModule failedTokenLimit',
     );
     registry.register(policy, 'RateLimitAdminModule failedTokenLimit');
+    this.identityOf = createIdentityResolver(
+      'ip',
+      config.clientIp,
+      config.apiKeyHeader,
+      FAILED_TOKEN_POLICY,
+    );
   }
 
   /** Counts a failed attempt (logged without the token); the refusal if it was one too many. */
-  async failed(request: SocketCarrier): Promise<RateLimitDecision | undefined> {
-    const identity = this.identityOf(request);
+  async failed(context: ExecutionContext): Promise<RateLimitDecision | undefined> {
+    const identity = await this.identityOf(context);
     const decision = await this.limiter.consume(FAILED_TOKEN_POLICY, identity);
     // As the admin API lists it: a fingerprint when addresses are hashed (identityHashing.ips).
     const keys = this.config.keys;
@@ -57,9 +61,5 @@ export class FailedTokenLimiter {
           : `(too many failed attempts: refused for ${Math.ceil(decision.retryAfterMs / 1000)} s)`),
     );
     return decision.allowed ? undefined : decision;
-  }
-
-  private identityOf(request: SocketCarrier): string {
-    return `ip:${this.config.clientIp(request.raw ?? request)}`;
   }
 }

@@ -15,7 +15,7 @@ export async function listedTags(
   keys: readonly string[],
   stateSuffix: string,
 ): Promise<string[]> {
-  const blockSuffix = `${stateSuffix}:block`;
+  const blockSuffix = builder.blockKey(stateSuffix);
   const tagOf = (key: string) => builder.tagOfKey(key);
   const stateTags = keys.filter((key) => key.endsWith(stateSuffix)).map(tagOf);
   const withState = new Set(stateTags);

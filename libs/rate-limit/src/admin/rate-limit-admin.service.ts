@@ -2,6 +2,7 @@ import {
   BadRequestException,
   ConflictException,
   GatewayTimeoutException,
+  HttpException,
   Inject,
   Injectable,
   Logger,
@@ -71,20 +72,19 @@ export class RateLimitAdminService {
     this.known(name);
     // Checked as a whole, on the override as stored now (another instance or redis-cli may have
     // changed it since this one last read it), before anything is written.
-    const stored = await this.unavailableOnError(() => this.overrides.readAll([name]));
-    const hash = stored.get(name);
-    if (hash instanceof Error) {
-      throw new ConflictException(
-        new StoredKeyConflictError(`${this.config.keys.prefix}:policy:${name}`, 'a hash').message,
-      );
-    }
-    const current = hash ? parseOverrideHash(hash).override : null;
+    const current = await this.unavailableOnError(async () => {
+      const hash = (await this.overrides.readAll([name])).get(name);
+      if (hash instanceof Error) {
+        throw new StoredKeyConflictError(`${this.config.keys.prefix}:policy:${name}`, 'a hash');
+      }
+      return hash ? parseOverrideHash(hash).override : null;
+    });
     const result = this.registry.preview(name, { ...current, ...patch });
     const problem = result && thresholdProblem(result);
     if (problem) throw new BadRequestException([problem]);
     const fields = { ...patch, updatedAt: Date.now() };
     const before = this.registry.get(name)!;
-    const override = await this.unavailableOnError(() => this.overrides.update(name, fields), true);
+    const override = await this.written(() => this.overrides.update(name, fields));
     this.registry.applyOverride(name, override);
     await this.shortenIfNeeded(before);
     return this.get(name);
@@ -93,7 +93,7 @@ export class RateLimitAdminService {
   async clearOverride(name: string): Promise<PolicyView> {
     this.known(name);
     const before = this.registry.get(name)!;
-    await this.unavailableOnError(() => this.overrides.clear(name), true);
+    await this.written(() => this.overrides.clear(name));
     this.registry.applyOverride(name, null);
     await this.shortenIfNeeded(before);
     return this.get(name);
@@ -127,10 +127,11 @@ export class RateLimitAdminService {
     if (from !== null && !CURSOR[this.store.kind].test(from)) {
       throw new BadRequestException(BAD_CURSOR);
     }
-    const stateSuffix = `}:${policy.name}:${policy.algo}`;
+    const keys = this.config.keys;
+    const stateSuffix = keys.stateSuffix(policy);
     // One pattern for state and block keys; it also matches other algorithms whose name starts
     // with this one's (sliding-window-counter), which the suffix tests drop.
-    const match = `${this.config.keys.prefix}:{*${stateSuffix}*`;
+    const match = `${keys.statePattern(policy)}*`;
     const page = await this.unavailableOnError(async () => {
       try {
         return await this.store.scan(match, from, count);
@@ -142,7 +143,6 @@ export class RateLimitAdminService {
         throw error;
       }
     });
-    const keys = this.config.keys;
     const tags = await this.unavailableOnError(() =>
       listedTags(this.store, keys, page.keys, stateSuffix),
     );
@@ -152,7 +152,7 @@ export class RateLimitAdminService {
 
   async resetKey(name: string, identity: string): Promise<void> {
     this.known(name);
-    await this.unavailableOnError(() => this.limiter.resetListed(name, identity), true);
+    await this.written(() => this.limiter.resetListed(name, identity));
   }
 
   private known(name: string): RateLimitPolicy {
@@ -176,23 +176,32 @@ export class RateLimitAdminService {
     };
   }
 
-  /**
-   * 503 when Redis is unreachable and nothing was written. A write that timed out may still
-   * apply (Redis runs a command it received), so it answers 504 instead of "nothing changed".
-   */
-  private async unavailableOnError<T>(action: () => Promise<T>, writes = false): Promise<T> {
+  /** 503 when Redis is unreachable (nothing was read or written); HTTP errors pass as they are. */
+  private async unavailableOnError<T>(action: () => Promise<T>): Promise<T> {
     try {
       return await action();
     } catch (error) {
-      if (error instanceof BadRequestException) throw error;
-      if (writes && error instanceof RateLimitStoreError && error.failure === 'timeout') {
+      if (error instanceof HttpException) throw error;
+      if (error instanceof StoredKeyConflictError) throw new ConflictException(error.message);
+      throw new ServiceUnavailableException(`Redis is unavailable: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * A write: as unavailableOnError, but one that timed out may still apply (Redis runs a
+   * command it received), so it answers 504 instead of "nothing changed".
+   */
+  private written<T>(action: () => Promise<T>): Promise<T> {
+    return this.unavailableOnError(async () => {
+      try {
+        return await action();
+      } catch (error) {
+        if (!(error instanceof RateLimitStoreError) || error.failure !== 'timeout') throw error;
         throw new GatewayTimeoutException(
           `${error.message}: the change may or may not have been applied; read it back to see`,
         );
       }
-      if (error instanceof StoredKeyConflictError) throw new ConflictException(error.message);
-      throw new ServiceUnavailableException(`Redis is unavailable: ${(error as Error).message}`);
-    }
+    });
   }
 }
 

@@ -32,7 +32,7 @@ export async function shortenExpiries(
   keys: KeyBuilder,
   policy: RateLimitPolicy,
 ): Promise<number> {
-  const match = `${keys.prefix}:{*}:${policy.name}:${policy.algo}`;
+  const match = keys.statePattern(policy);
   const maxMs = Math.max(1, longestStateMs(policy));
   let cursor: string | null = null;
   let seen = 0;

@@ -14,11 +14,7 @@ import { RouteTable } from '../registry/route-table';
 import { RateLimiterService, type PolicyRequest } from '../service/rate-limiter.service';
 import { mostRestrictive, rateLimitHeaders, toSeconds } from './rate-limit-headers';
 import { rejectionException } from './rejection-exceptions';
-
-interface HeaderWriter {
-  setHeader?(name: string, value: string): void;
-  header?(name: string, value: string): void;
-}
+import { setResponseHeader, type HeaderWriter } from './set-response-header';
 
 /**
  * Applies the `@RateLimit()` policies of the handler: resolves identities, asks the service for
@@ -61,10 +57,10 @@ export class RateLimitGuard implements CanActivate {
     const shown = mostRestrictive(verdict.decisions);
     if (!shown) return;
     for (const [name, value] of rateLimitHeaders(this.config.headers, shown)) {
-      setHeader(response, name, value);
+      setResponseHeader(response, name, value);
     }
     if (!verdict.allowed && shown.retryAfterMs > 0) {
-      setHeader(response, 'Retry-After', String(toSeconds(shown.retryAfterMs)));
+      setResponseHeader(response, 'Retry-After', String(toSeconds(shown.retryAfterMs)));
     }
   }
 
@@ -107,11 +103,6 @@ export class RateLimitGuard implements CanActivate {
     }
     return requests;
   }
-}
-
-function setHeader(response: HeaderWriter, name: string, value: string): void {
-  if (response.setHeader) response.setHeader(name, value);
-  else response.header?.(name, value);
 }
 
 function costOf(policy: string, cost: RoutePolicy['cost'], context: ExecutionContext): number {

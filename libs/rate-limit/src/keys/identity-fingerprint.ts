@@ -7,6 +7,8 @@ export interface FingerprintScope {
   readonly ips: boolean;
 }
 
+/** The shortest HMAC secret taken, from the options or from Redis. */
+export const MIN_IDENTITY_SECRET_LENGTH = 32;
 /** 22 base64url characters: 132 bits of the HMAC, far beyond any birthday collision. */
 const FINGERPRINT_LENGTH = 22;
 /** A kind longer than this is not a kind (`user:`, `h:x-tenant:`), just text with a colon. */

@@ -69,6 +69,16 @@ export class KeyBuilder {
     return `${tag}${policy.name}:${policy.algo}`;
   }
 
+  /** What every state key of the policy (under its current algorithm) ends with. */
+  stateSuffix(policy: RateLimitPolicy): string {
+    return `}:${policy.name}:${policy.algo}`;
+  }
+
+  /** A SCAN MATCH pattern for every state key of the policy. */
+  statePattern(policy: RateLimitPolicy): string {
+    return `${this.prefix}:{*${this.stateSuffix(policy)}`;
+  }
+
   blockKey(stateKey: string): string {
     return `${stateKey}:block`;
   }

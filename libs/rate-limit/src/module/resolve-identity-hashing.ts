@@ -1,5 +1,9 @@
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
-import { IdentityFingerprint, newIdentitySecret } from '../keys/identity-fingerprint';
+import {
+  IdentityFingerprint,
+  MIN_IDENTITY_SECRET_LENGTH,
+  newIdentitySecret,
+} from '../keys/identity-fingerprint';
 import type { KeyBuilder } from '../keys/key-builder';
 import type { IdentityHashingOptions } from './rate-limit-module-options.interface';
 
@@ -10,7 +14,6 @@ export interface IdentityHashing {
 }
 
 const WHERE = 'RateLimitModule options';
-const MIN_SECRET_LENGTH = 32;
 
 function fail(field: string, message: string): never {
   throw new RateLimitConfigError(WHERE, `identityHashing.${field}`, message);
@@ -34,8 +37,11 @@ export function resolveIdentityHashing(
     );
   }
   const { secret, ips = false } = option ?? {};
-  if (secret !== undefined && (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH)) {
-    fail('secret', `must be a string of at least ${MIN_SECRET_LENGTH} characters`);
+  if (
+    secret !== undefined &&
+    (typeof secret !== 'string' || secret.length < MIN_IDENTITY_SECRET_LENGTH)
+  ) {
+    fail('secret', `must be a string of at least ${MIN_IDENTITY_SECRET_LENGTH} characters`);
   }
   if (typeof ips !== 'boolean') fail('ips', `must be true or false (got ${JSON.stringify(ips)})`);
   const hashing = { secret, ips };

@@ -5,7 +5,11 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { IdentityFingerprint, newIdentitySecret } from '../keys/identity-fingerprint';
+import {
+  IdentityFingerprint,
+  MIN_IDENTITY_SECRET_LENGTH,
+  newIdentitySecret,
+} from '../keys/identity-fingerprint';
 import type { RateLimitConfig } from '../module/resolve-module-options';
 import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
 import { RedisConnection } from '../store/redis/redis-connection';
@@ -13,8 +17,6 @@ import { withTimeout } from '../store/redis/with-timeout';
 
 const READ_TIMEOUT_MS = 2_000;
 const UNCONFIRMED_RETRY_MS = 500;
-/** As the `identityHashing.secret` option requires. */
-const MIN_SECRET_LENGTH = 32;
 
 /**
  * Makes every instance key identities with one secret when the module options give none: the
@@ -75,8 +77,10 @@ export class IdentitySecret implements OnModuleInit, OnModuleDestroy {
       );
       const stored = replies?.[1]?.[1];
       // A secret written by hand must be as strong as one of the options.
-      if (typeof stored !== 'string' || stored.length < MIN_SECRET_LENGTH) {
-        throw new Error(`${this.key} holds no secret of at least ${MIN_SECRET_LENGTH} characters`);
+      if (typeof stored !== 'string' || stored.length < MIN_IDENTITY_SECRET_LENGTH) {
+        throw new Error(
+          `${this.key} holds no secret of at least ${MIN_IDENTITY_SECRET_LENGTH} characters`,
+        );
       }
       if (stored !== this.current) this.use(stored);
     } catch (error) {

@@ -132,20 +132,21 @@ export class RedisStore implements RateLimitStore {
   }
 
   async existing(keys: readonly string[]): Promise<boolean[]> {
-    // One EXISTS per key (different identities are different slots), sent together.
-    const counts = await withTimeout(
-      Promise.all(keys.map((key) => this.client.exists(key))),
-      INSPECT_BUDGET_MS,
-    );
+    const counts = await this.perKey(keys, (key) => this.client.exists(key));
     return counts.map((count) => count > 0);
   }
 
   async shortenExpiries(keys: readonly string[], maxMs: number): Promise<void> {
-    // PEXPIRE ... LT: only an expiry later than the new one is moved (Redis 7); one per key.
-    await withTimeout(
-      Promise.all(keys.map((key) => this.client.pexpire(key, maxMs, 'LT'))),
-      INSPECT_BUDGET_MS,
-    );
+    // PEXPIRE ... LT: only an expiry later than the new one is moved (Redis 7).
+    await this.perKey(keys, (key) => this.client.pexpire(key, maxMs, 'LT'));
+  }
+
+  /**
+   * One command per key (different identities are different cluster slots), sent together, on
+   * the admin listing's own time budget (never the request path's breaker).
+   */
+  private perKey<T>(keys: readonly string[], command: (key: string) => Promise<T>): Promise<T[]> {
+    return withTimeout(Promise.all(keys.map(command)), INSPECT_BUDGET_MS);
   }
 
   async delete(keys: readonly string[]): Promise<void> {
