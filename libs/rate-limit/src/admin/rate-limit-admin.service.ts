@@ -1,16 +1,5 @@
-import {
-  BadRequestException,
-  ConflictException,
-  GatewayTimeoutException,
-  HttpException,
-  Inject,
-  Injectable,
-  Logger,
-  NotFoundException,
-  ServiceUnavailableException,
-} from '@nestjs/common';
+import { BadRequestException, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { ApplicationConfig } from '@nestjs/core';
-import { RateLimitStoreError } from '../errors/rate-limit-store.error';
 import { StoredKeyConflictError } from '../errors/stored-key-conflict.error';
 import type { RateLimitConfig } from '../module/resolve-module-options';
 import { thresholdProblem } from '../policy/threshold-problem';
@@ -29,6 +18,7 @@ import type {
   PolicyView,
 } from './policy-view.interface';
 import { keyUsages, listedTags } from './key-usage';
+import { unavailableOnError, written } from './redis-errors-to-http';
 import { routesOf } from './route-paths';
 import { needsShortening, shortenExpiries } from './shorten-expiries';
 
@@ -57,13 +47,13 @@ export class RateLimitAdminService {
 
   async list(): Promise<PolicyView[]> {
     const names = this.registry.names().sort();
-    const totals = await this.unavailableOnError(() => this.stats.totals(names));
+    const totals = await unavailableOnError(() => this.stats.totals(names));
     return names.map((name) => this.view(name, totals.get(name)!));
   }
 
   async get(name: string): Promise<PolicyView> {
     this.known(name);
-    const totals = await this.unavailableOnError(() => this.stats.totals([name]));
+    const totals = await unavailableOnError(() => this.stats.totals([name]));
     return this.view(name, totals.get(name)!);
   }
 
@@ -72,7 +62,7 @@ export class RateLimitAdminService {
     this.known(name);
     // Checked as a whole, on the override as stored now (another instance or redis-cli may have
     // changed it since this one last read it), before anything is written.
-    const current = await this.unavailableOnError(async () => {
+    const current = await unavailableOnError(async () => {
       const hash = (await this.overrides.readAll([name])).get(name);
       if (hash instanceof Error) {
         throw new StoredKeyConflictError(`${this.config.keys.prefix}:policy:${name}`, 'a hash');
@@ -84,7 +74,7 @@ export class RateLimitAdminService {
     if (problem) throw new BadRequestException([problem]);
     const fields = { ...patch, updatedAt: Date.now() };
     const before = this.registry.get(name)!;
-    const override = await this.written(() => this.overrides.update(name, fields));
+    const override = await written(() => this.overrides.update(name, fields));
     this.registry.applyOverride(name, override);
     await this.shortenIfNeeded(before);
     return this.get(name);
@@ -93,7 +83,7 @@ export class RateLimitAdminService {
   async clearOverride(name: string): Promise<PolicyView> {
     this.known(name);
     const before = this.registry.get(name)!;
-    await this.written(() => this.overrides.clear(name));
+    await written(() => this.overrides.clear(name));
     this.registry.applyOverride(name, null);
     await this.shortenIfNeeded(before);
     return this.get(name);
@@ -132,7 +122,7 @@ export class RateLimitAdminService {
     // One pattern for state and block keys; it also matches other algorithms whose name starts
     // with this one's (sliding-window-counter), which the suffix tests drop.
     const match = `${keys.statePattern(policy)}*`;
-    const page = await this.unavailableOnError(async () => {
+    const page = await unavailableOnError(async () => {
       try {
         return await this.store.scan(match, from, count);
       } catch (error) {
@@ -143,16 +133,16 @@ export class RateLimitAdminService {
         throw error;
       }
     });
-    const tags = await this.unavailableOnError(() =>
+    const tags = await unavailableOnError(() =>
       listedTags(this.store, keys, page.keys, stateSuffix),
     );
-    const decisions = await this.unavailableOnError(() => this.limiter.peekTags(policy, tags));
+    const decisions = await unavailableOnError(() => this.limiter.peekTags(policy, tags));
     return { items: keyUsages(keys, policy, tags, decisions), cursor: page.cursor };
   }
 
   async resetKey(name: string, identity: string): Promise<void> {
     this.known(name);
-    await this.written(() => this.limiter.resetListed(name, identity));
+    await written(() => this.limiter.resetListed(name, identity));
   }
 
   private known(name: string): RateLimitPolicy {
@@ -174,34 +164,6 @@ export class RateLimitAdminService {
       override: this.registry.override(name),
       stats,
     };
-  }
-
-  /** 503 when Redis is unreachable (nothing was read or written); HTTP errors pass as they are. */
-  private async unavailableOnError<T>(action: () => Promise<T>): Promise<T> {
-    try {
-      return await action();
-    } catch (error) {
-      if (error instanceof HttpException) throw error;
-      if (error instanceof StoredKeyConflictError) throw new ConflictException(error.message);
-      throw new ServiceUnavailableException(`Redis is unavailable: ${(error as Error).message}`);
-    }
-  }
-
-  /**
-   * A write: as unavailableOnError, but one that timed out may still apply (Redis runs a
-   * command it received), so it answers 504 instead of "nothing changed".
-   */
-  private written<T>(action: () => Promise<T>): Promise<T> {
-    return this.unavailableOnError(async () => {
-      try {
-        return await action();
-      } catch (error) {
-        if (!(error instanceof RateLimitStoreError) || error.failure !== 'timeout') throw error;
-        throw new GatewayTimeoutException(
-          `${error.message}: the change may or may not have been applied; read it back to see`,
-        );
-      }
-    });
   }
 }
 
