@@ -16,8 +16,8 @@ import { Redis } from 'ioredis';
 import request, { type Response } from 'supertest';
 import { PolicyRegistry } from '@app/rate-limit';
 import { InstanceHeartbeat } from '@app/rate-limit/runtime/instance-heartbeat.service';
-import { FallbackStore } from '@app/rate-limit/service/fallback-store';
-import type { RateLimitConfig } from '@app/rate-limit/module/resolve-module-options';
+import { FallbackStore } from '@app/rate-limit/engine/fallback-store';
+import type { RateLimitConfig } from '@app/rate-limit/config/resolve-module-options';
 import { RATE_LIMIT_CONFIG } from '@app/rate-limit/rate-limit.constants';
 import {
   ownsTestRedis,

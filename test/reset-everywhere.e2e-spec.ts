@@ -6,11 +6,11 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import type { RateLimitConfig } from '@app/rate-limit/module/resolve-module-options';
+import type { RateLimitConfig } from '@app/rate-limit/config/resolve-module-options';
 import { RATE_LIMIT_CONFIG } from '@app/rate-limit/rate-limit.constants';
 import { PolicyRegistry } from '@app/rate-limit';
 import { InstanceHeartbeat } from '@app/rate-limit/runtime/instance-heartbeat.service';
-import { FallbackStore } from '@app/rate-limit/service/fallback-store';
+import { FallbackStore } from '@app/rate-limit/engine/fallback-store';
 import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 import { within } from './support/within';
 import { createDemoApp } from './utils/create-demo-app';

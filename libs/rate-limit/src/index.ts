@@ -1,3 +1,7 @@
+// The public API: what an application needs to configure, declare, call, catch and operate the
+// rate limiter. Stores, the engine, DTOs and injection tokens stay internal.
+
+// Configuration
 export { RateLimitModule } from './module/rate-limit.module';
 export type {
   HeaderStyle,
@@ -6,59 +10,62 @@ export type {
   RateLimitModuleOptions,
   RedisClusterConnection,
   RedisConnectionOptions,
-} from './module/rate-limit-module-options.interface';
+} from './config/rate-limit-module-options.interface';
+export type { TrustProxy } from './identity/client-ip';
+export {
+  LIMITER_CLIENT_DEFAULTS,
+  LIMITER_CLUSTER_DEFAULTS,
+} from './store/redis/create-redis-client';
+
+// Declaring policies
 export { RateLimit } from './decorators/rate-limit.decorator';
 export { SkipRateLimit } from './decorators/skip-rate-limit.decorator';
+export type {
+  Duration,
+  IdentityFunction,
+  KeySource,
+  RateLimitOptions,
+} from './policy/rate-limit-options.interface';
+export { RATE_LIMIT_ALGORITHMS, type RateLimitAlgorithm } from './policy/rate-limit-algorithm';
+export { RATE_LIMIT_MODES, type RateLimitMode } from './policy/rate-limit-mode';
+
+// Enforcing and calling
 export { RateLimitGuard } from './guard/rate-limit.guard';
 export {
   RateLimitExceededException,
   type RateLimitExceededBody,
 } from './guard/rate-limit-exceeded.exception';
-export {
-  RateLimiterService,
-  type DecideOptions,
-  type PolicyRequest,
-} from './service/rate-limiter.service';
+export { RateLimiterService } from './service/rate-limiter.service';
+export type { PolicyRequest } from './engine/policy-request';
 export { PolicyRegistry } from './registry/policy-registry';
-export type {
-  Duration,
-  IdentityFunction,
-  KeySource,
-  RateLimitMode,
-  RateLimitOptions,
-} from './policy/rate-limit-options.interface';
 export type { RateLimitPolicy } from './policy/rate-limit-policy.interface';
-export { RATE_LIMIT_ALGORITHMS, type RateLimitAlgorithm } from './policy/rate-limit-algorithm';
-export { parseDurationMs } from './policy/parse-duration';
 export type {
   DecisionSource,
   RateLimitDecision,
   RateLimitReason,
   RateLimitVerdict,
 } from './decision/rate-limit-decision.interface';
+
+// Errors: every one the library throws on purpose is a RateLimitError
+export { RateLimitError } from './errors/rate-limit.error';
 export { RateLimitConfigError } from './errors/rate-limit-config.error';
 export { RateLimitStoreError, type StoreFailure } from './errors/rate-limit-store.error';
-export type { TrustProxy } from './identity/client-ip';
-export { MemoryStore } from './store/memory/memory-store';
-export { RedisStore } from './store/redis/redis-store';
-export type {
-  RateLimitStore,
-  StoreEntry,
-  StoreOp,
-  StoreOutcome,
-  StoreReply,
-} from './store/rate-limit-store.interface';
-export { RATE_LIMIT_STORE } from './rate-limit.constants';
-// Admin API over HTTP and the health indicator
+export { UnknownPolicyError } from './errors/unknown-policy.error';
+export { InvalidCostError } from './errors/invalid-cost.error';
+export { DuplicatePolicyError } from './errors/duplicate-policy.error';
+export { InvalidCursorError } from './errors/invalid-cursor.error';
+export { InvalidPolicyChangeError } from './errors/invalid-policy-change.error';
+export { StoredKeyConflictError } from './errors/stored-key-conflict.error';
+export { UncertainWriteError } from './errors/uncertain-write.error';
+
+// Operating: admin API, health, metrics
 export { RateLimitAdminModule } from './admin/rate-limit-admin.module';
 export type {
   RateLimitAdminModuleExtras,
   RateLimitAdminModuleOptions,
 } from './admin/rate-limit-admin-options.interface';
-export { RateLimitAdminController } from './admin/rate-limit-admin.controller';
 export { RateLimitAdminService } from './admin/rate-limit-admin.service';
 export { MIN_ADMIN_TOKEN_LENGTH } from './admin/admin-token';
-export { FAILED_TOKEN_POLICY } from './admin/failed-token-limiter';
 export type {
   KeyUsage,
   KeyUsagePage,
@@ -69,23 +76,9 @@ export type {
   PolicyThresholds,
   PolicyView,
 } from './admin/policy-view.interface';
-export { UpdatePolicyDto } from './admin/dto/update-policy.dto';
-export { ListKeysQueryDto } from './admin/dto/list-keys-query.dto';
-export {
-  PolicyOverrideDto,
-  PolicyRouteDto,
-  PolicyStatsDto,
-  PolicyThresholdsDto,
-  PolicyViewDto,
-} from './admin/dto/policy-view.dto';
-export { KeyUsageDto, KeyUsagePageDto } from './admin/dto/key-usage.dto';
 export {
   RateLimitHealthIndicator,
   type RedisPingCheckOptions,
 } from './health/redis-health.indicator';
 export { RateLimitHealthModule } from './health/rate-limit-health.module';
-export {
-  LIMITER_CLIENT_DEFAULTS,
-  LIMITER_CLUSTER_DEFAULTS,
-} from './store/redis/create-redis-client';
 export { RateLimitMetrics } from './metrics/rate-limit-metrics';

@@ -1,7 +1,8 @@
 import { Test, type TestingModule } from '@nestjs/testing';
 import { RateLimitAdminService } from '../src/admin/rate-limit-admin.service';
+import { PolicyKeys } from '../src/admin/policy-keys';
 import { RateLimitModule } from '../src/module/rate-limit.module';
-import type { RateLimitModuleOptions } from '../src/module/rate-limit-module-options.interface';
+import type { RateLimitModuleOptions } from '../src/config/rate-limit-module-options.interface';
 import { RATE_LIMIT_STORE } from '../src/rate-limit.constants';
 import { RateLimiterService } from '../src/service/rate-limiter.service';
 import type { RateLimitStore } from '../src/store/rate-limit-store.interface';
@@ -54,7 +55,7 @@ describe.each(stores)('listing blocked clients: %s store', (_name, storeOptions)
           policies: [POLICY, { ...POLICY, name: 'other', blockFor: undefined }],
         }),
       ],
-      providers: [RateLimitAdminService],
+      providers: [RateLimitAdminService, PolicyKeys],
     }).compile();
     await moduleRef.init();
     admin = moduleRef.get(RateLimitAdminService);

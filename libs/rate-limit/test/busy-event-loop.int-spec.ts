@@ -58,7 +58,7 @@ describe('command timeout while this process is busy (real Redis)', () => {
       observeCommand: (_seconds, failure) => failure && failures.push(failure),
       setCircuitOpen: () => undefined,
     };
-    const store = new RedisStore(redis, 20, undefined, undefined, observer);
+    const store = new RedisStore({ client: redis, commandTimeoutMs: 20, observer: observer });
     const sut = { store, keys: new KeyBuilder(uniquePrefix()), keyCount: async () => 0 };
     const p = policy({ algo: 'fixed-window', limit: 50, window: 600_000 });
     // Five busy spells in a row, each longer than the timeout: five timeouts would open the

@@ -1,12 +1,12 @@
 import { Test, type TestingModule } from '@nestjs/testing';
 import { Cluster, Redis } from 'ioredis';
 import { KeyBuilder } from '../src/keys/key-builder';
-import type { RateLimitConfig } from '../src/module/resolve-module-options';
+import type { RateLimitConfig } from '../src/config/resolve-module-options';
 import { RateLimitModule } from '../src/module/rate-limit.module';
 import type {
   RateLimitModuleOptions,
   RedisClusterConnection,
-} from '../src/module/rate-limit-module-options.interface';
+} from '../src/config/rate-limit-module-options.interface';
 import { RATE_LIMIT_ALGORITHMS } from '../src/policy/rate-limit-algorithm';
 import {
   DEFAULT_COMMAND_TIMEOUT_MS,
@@ -348,7 +348,10 @@ describe('rate limiting on a Redis Cluster (3 masters, 3 replicas)', () => {
     try {
       expect(await waitUntilReady(client, 5_000)).toBe(true);
       const cold = (client as Cluster).nodes('master').filter((n) => n.status !== 'ready').length;
-      const store = new RedisStore(client, DEFAULT_COMMAND_TIMEOUT_MS);
+      const store = new RedisStore({
+        client: client,
+        commandTimeoutMs: DEFAULT_COMMAND_TIMEOUT_MS,
+      });
       const keys = new KeyBuilder(uniquePrefix());
       const p = policy({ algo: 'fixed-window', limit: 5, window: '1h' });
       const ids = Array.from({ length: 30 }, (_, i) => `user:cold-${i}`);

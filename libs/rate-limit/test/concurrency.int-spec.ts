@@ -41,7 +41,7 @@ describe('concurrency on a real Redis', () => {
         (c) =>
           new Client(
             {
-              store: new RedisStore(c, 10_000),
+              store: new RedisStore({ client: c, commandTimeoutMs: 10_000 }),
               keys,
               keyCount: async () => 0,
               pttl: async () => 0,

@@ -44,7 +44,7 @@ describe('RedisStore batching of concurrent consume calls', () => {
   }
 
   it('decides 100 concurrent calls of 100 identities in one or two script calls', async () => {
-    const store = new RedisStore(redis, 2_000);
+    const store = new RedisStore({ client: redis, commandTimeoutMs: 2_000 });
     const p = policy({ algo: 'fixed-window', limit: 3, window: '1h' });
     const callers = clients(store, 100);
     await callers[0].hit(p); // loads the script, outside the count
@@ -66,7 +66,7 @@ describe('RedisStore batching of concurrent consume calls', () => {
   ] as const)(
     'decides 50 calls of one identity exactly in two calls of 25 (split so they overlap), and writes its state with a TTL (%s)',
     async (algo) => {
-      const store = new RedisStore(redis, 2_000);
+      const store = new RedisStore({ client: redis, commandTimeoutMs: 2_000 });
       const p = policy({ algo, limit: 30, window: '1h' });
       const [caller, warmUp] = clients(store, 2);
       await warmUp.hit(p); // loads this algorithm's script, outside the count
@@ -87,7 +87,7 @@ describe('RedisStore batching of concurrent consume calls', () => {
   );
 
   it('keeps each call all-or-nothing: a rejected group charges nothing, its neighbours pass', async () => {
-    const store = new RedisStore(redis, 2_000);
+    const store = new RedisStore({ client: redis, commandTimeoutMs: 2_000 });
     const wide = policy({ algo: 'token-bucket', limit: 10, window: '1h' }, 'wide');
     const narrow = policy({ algo: 'gcra', limit: 1, window: '1h' }, 'narrow');
     const [blocked, free] = clients(store, 2);
@@ -108,7 +108,7 @@ describe('RedisStore batching of concurrent consume calls', () => {
   });
 
   it('mixes algorithms and penalties (block keys only where blockFor is set) in one call', async () => {
-    const store = new RedisStore(redis, 2_000);
+    const store = new RedisStore({ client: redis, commandTimeoutMs: 2_000 });
     const penal = policy({ algo: 'sliding-window', limit: 1, window: '1h', blockFor: '1m' }, 'pen');
     const plain = policy({ algo: 'fixed-window', limit: 1, window: '1h' }, 'plain');
     const [a, b, c] = clients(store, 3);
@@ -130,7 +130,7 @@ describe('RedisStore batching of concurrent consume calls', () => {
   });
 
   it('fails only the call whose key Redis cannot read; its neighbours in the batch are decided', async () => {
-    const store = new RedisStore(redis, 2_000);
+    const store = new RedisStore({ client: redis, commandTimeoutMs: 2_000 });
     const p = policy({ algo: 'fixed-window', limit: 5, window: '1h' });
     const [poisoned, healthy] = clients(store, 2);
     await admin.hset(poisoned.entry(p).key, 'not', 'a counter'); // written by hand, wrong type
@@ -157,7 +157,7 @@ describe('RedisStore batching of concurrent consume calls', () => {
   });
 
   it('sends a batch even when the application fakes timers (jest.useFakeTimers)', async () => {
-    const store = new RedisStore(redis, 2_000);
+    const store = new RedisStore({ client: redis, commandTimeoutMs: 2_000 });
     const p = policy({ algo: 'gcra', limit: 5, window: '1h' });
     const [caller] = clients(store, 1);
     jest.useFakeTimers();
@@ -169,7 +169,7 @@ describe('RedisStore batching of concurrent consume calls', () => {
   }, 5_000);
 
   it('fails every call of a batch that timed out, with a typed error, and resends none', async () => {
-    const store = new RedisStore(redis, 100);
+    const store = new RedisStore({ client: redis, commandTimeoutMs: 100 });
     const p = policy({ algo: 'fixed-window', limit: 10, window: '1h' });
     const callers = clients(store, 5);
     await callers[0].hit(p);

@@ -65,7 +65,7 @@ describe('hostile identities on a real Redis', () => {
           const prefix = uniquePrefix();
           const keys = new KeyBuilder(prefix);
           const sut = {
-            store: new RedisStore(redis, 2_000),
+            store: new RedisStore({ client: redis, commandTimeoutMs: 2_000 }),
             keys,
             keyCount: async () => 0,
             pttl: async () => 0,

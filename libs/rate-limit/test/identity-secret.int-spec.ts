@@ -1,9 +1,9 @@
 import { Test, type TestingModule } from '@nestjs/testing';
 import Redis from 'ioredis';
 import { RateLimitModule } from '../src/module/rate-limit.module';
-import type { RateLimitModuleOptions } from '../src/module/rate-limit-module-options.interface';
+import type { RateLimitModuleOptions } from '../src/config/rate-limit-module-options.interface';
 import { RATE_LIMIT_CONFIG } from '../src/rate-limit.constants';
-import type { RateLimitConfig } from '../src/module/resolve-module-options';
+import type { RateLimitConfig } from '../src/config/resolve-module-options';
 import { IdentitySecret } from '../src/runtime/identity-secret.service';
 import { RateLimiterService } from '../src/service/rate-limiter.service';
 import {

@@ -4,12 +4,15 @@ import { Test } from '@nestjs/testing';
 import Redis from 'ioredis';
 import request from 'supertest';
 import { RateLimitAdminService } from '../src/admin/rate-limit-admin.service';
+import { PolicyKeys } from '../src/admin/policy-keys';
 import { RateLimit } from '../src/decorators/rate-limit.decorator';
 import { RateLimitGuard } from '../src/guard/rate-limit.guard';
 import { RateLimitModule } from '../src/module/rate-limit.module';
 import { PolicyRegistry } from '../src/registry/policy-registry';
 import { PolicyStats } from '../src/runtime/policy-stats.service';
 import { PolicySync } from '../src/runtime/policy-sync.service';
+import { RateLimiterService } from '../src/service/rate-limiter.service';
+import { InvalidCostError } from '../src/errors/invalid-cost.error';
 import {
   startTestRedis,
   uniquePrefix,
@@ -54,7 +57,11 @@ async function startInstance(url: string, prefix: string): Promise<INestApplicat
       }),
     ],
     controllers: [LimitedController],
-    providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }, RateLimitAdminService],
+    providers: [
+      { provide: APP_GUARD, useClass: RateLimitGuard },
+      RateLimitAdminService,
+      PolicyKeys,
+    ],
   }).compile();
   const app = moduleRef.createNestApplication({ logger: false });
   await app.init();
@@ -225,17 +232,17 @@ describe('runtime policies across two instances on one Redis', () => {
   });
 
   it('consume() refuses a cost that is not an integer from 1 to 1e9', async () => {
-    const limiter = a.get(RateLimitAdminService)['limiter'];
+    const limiter = a.get(RateLimiterService);
     for (const cost of [0, -5, 1.5, Number.NaN, 1e10]) {
-      await expect(limiter.consume('log', 'ip:10.9.9.9', cost)).rejects.toThrow(RangeError);
+      await expect(limiter.consume('log', 'ip:10.9.9.9', cost)).rejects.toThrow(InvalidCostError);
     }
     expect((await limiter.peek('log', 'ip:10.9.9.9')).remaining).toBe(3);
   });
 
   it("a programmatic reset on one instance clears the other instance's remembered rejections", async () => {
     const identity = 'ip:10.9.9.8';
-    const onA = a.get(RateLimitAdminService)['limiter'];
-    const onB = b.get(RateLimitAdminService)['limiter'];
+    const onA = a.get(RateLimiterService);
+    const onB = b.get(RateLimiterService);
     for (let i = 0; i < 3; i++) await onB.consume('log', identity);
     expect((await onB.consume('log', identity)).allowed).toBe(false); // B now remembers the rejection
     await onA.reset('log', identity);
@@ -244,7 +251,7 @@ describe('runtime policies across two instances on one Redis', () => {
 
   it('lists live usage per identity over 1,000+ identities without missing or repeating one', async () => {
     const service = a.get(RateLimitAdminService);
-    const limiter = a.get(RateLimitAdminService)['limiter'];
+    const limiter = a.get(RateLimiterService);
     const total = 1_050;
     for (let i = 0; i < total; i += 150) {
       await Promise.all(
@@ -275,8 +282,6 @@ describe('runtime policies across two instances on one Redis', () => {
     const first = (await service.keys('log', undefined, 10)).items[0];
     expect(first.resetMs).toBeGreaterThan(0);
     await service.resetKey('log', 'ip:10.1.0.0');
-    expect(
-      (await a.get(RateLimitAdminService)['limiter'].peek('log', 'ip:10.1.0.0')).remaining,
-    ).toBe(3);
+    expect((await a.get(RateLimiterService).peek('log', 'ip:10.1.0.0')).remaining).toBe(3);
   });
 });

@@ -1,8 +1,9 @@
 import { Test, type TestingModule } from '@nestjs/testing';
 import Redis from 'ioredis';
 import { RateLimitAdminService } from '../src/admin/rate-limit-admin.service';
+import { PolicyKeys } from '../src/admin/policy-keys';
 import { RateLimitModule } from '../src/module/rate-limit.module';
-import type { RateLimitModuleOptions } from '../src/module/rate-limit-module-options.interface';
+import type { RateLimitModuleOptions } from '../src/config/rate-limit-module-options.interface';
 import { RATE_LIMIT_STORE } from '../src/rate-limit.constants';
 import { RateLimiterService } from '../src/service/rate-limiter.service';
 import type { MemoryStore } from '../src/store/memory/memory-store';
@@ -52,7 +53,7 @@ describe.each(stores)('a window shortened through the admin API: %s store', (sto
           policies: ALGOS.map((algo) => ({ name: algo, algo, limit: 2, window: '1h' })),
         }),
       ],
-      providers: [RateLimitAdminService],
+      providers: [RateLimitAdminService, PolicyKeys],
     }).compile();
     await moduleRef.init();
   });

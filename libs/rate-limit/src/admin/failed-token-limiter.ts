@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type ExecutionContext } from '@nestjs/common';
 import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
 import { createIdentityResolver, type IdentityResolver } from '../identity/identity-resolver';
-import type { RateLimitConfig } from '../module/resolve-module-options';
+import type { RateLimitConfig } from '../config/resolve-module-options';
 import { normalizePolicy } from '../policy/normalize-policy';
 import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';

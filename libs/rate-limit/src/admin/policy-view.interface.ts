@@ -1,18 +1,7 @@
-import type { RateLimitAlgorithm } from '../policy/rate-limit-algorithm';
-import type { RateLimitMode } from '../policy/rate-limit-options.interface';
+import type { DecisionCounts } from '../decision/decision-counts';
+import type { PolicyOverride, PolicyThresholds } from '../policy/policy-thresholds';
 
-/** Thresholds an operator may change at runtime. */
-export interface PolicyThresholds {
-  algo: RateLimitAlgorithm;
-  limit: number;
-  windowMs: number;
-  burst: number;
-  mode: RateLimitMode;
-  enabled: boolean;
-}
-
-/** The fields set in `<prefix>:policy:<name>`; `updatedAt` in ms since the epoch. */
-export type PolicyOverride = Partial<PolicyThresholds> & { updatedAt?: number };
+export type { PolicyOverride, PolicyThresholds };
 
 /** A change requested through the admin API (validated before it reaches the service). */
 export type PolicyPatch = Partial<PolicyThresholds>;
@@ -22,11 +11,7 @@ export interface PolicyRoute {
   path: string;
 }
 
-export interface PolicyStatsView {
-  allowed: number;
-  rejected: number;
-  shadowRejected: number;
-}
+export type PolicyStatsView = DecisionCounts;
 
 /** One policy as the admin API shows it. */
 export interface PolicyView extends PolicyThresholds {

@@ -1,4 +1,4 @@
-import { Module, NotFoundException, type INestApplication } from '@nestjs/common';
+import { Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import request from 'supertest';
@@ -6,6 +6,8 @@ import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import type { PolicyView } from './policy-view.interface';
 import { RateLimitAdminModule } from './rate-limit-admin.module';
 import { RateLimitAdminService } from './rate-limit-admin.service';
+import { PolicyKeys } from './policy-keys';
+import { UnknownPolicyError } from '../errors/unknown-policy.error';
 import { FailedTokenLimiter } from './failed-token-limiter';
 
 const TOKEN = 'unit-admin-token-0123456789abcdef';
@@ -18,7 +20,7 @@ function fakeService() {
   return {
     list: jest.fn(async () => [VIEW]),
     get: jest.fn(async (name: string) => {
-      if (name !== VIEW.name) throw new NotFoundException(`Unknown policy "${name}"`);
+      if (name !== VIEW.name) throw new UnknownPolicyError(name);
       return VIEW;
     }),
     update: jest.fn(async () => VIEW),
@@ -45,6 +47,8 @@ async function boot(
     // Its dependencies come from RateLimitModule too; failures are counted in its own tests.
     .overrideProvider(FailedTokenLimiter)
     .useValue({ failed: async () => undefined })
+    .overrideProvider(PolicyKeys)
+    .useValue({})
     .compile();
   const app = moduleRef.createNestApplication({ logger: false });
   const doc = swagger
@@ -133,7 +137,7 @@ describe('RateLimitAdminModule', () => {
       await http().get('/admin/policies/demo.gcra').set(AUTH).expect(200, VIEW);
       const missing = await http().get('/admin/policies/nope').set(AUTH);
       expect(missing.status).toBe(404);
-      expect(missing.body.message).toBe('Unknown policy "nope"');
+      expect(missing.body.message).toBe('Unknown rate limit policy "nope"');
     });
 
     it('PATCH converts window to windowMs and answers 200 with the updated view', async () => {

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ADMIN_TOKEN_DIGEST, adminTokenDigest } from './admin-token';
 import { AdminTokenGuard } from './admin-token.guard';
 import { FailedTokenLimiter } from './failed-token-limiter';
+import { PolicyKeys } from './policy-keys';
 import { RateLimitAdminController } from './rate-limit-admin.controller';
 import {
   RATE_LIMIT_ADMIN_OPTIONS,
@@ -35,6 +36,7 @@ import { RateLimitAdminService } from './rate-limit-admin.service';
     },
     FailedTokenLimiter,
     AdminTokenGuard,
+    PolicyKeys,
     RateLimitAdminService,
   ],
   exports: [RateLimitAdminService],

@@ -1,7 +1,9 @@
-import { BadRequestException, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ApplicationConfig } from '@nestjs/core';
+import { InvalidPolicyChangeError } from '../errors/invalid-policy-change.error';
 import { StoredKeyConflictError } from '../errors/stored-key-conflict.error';
-import type { RateLimitConfig } from '../module/resolve-module-options';
+import { UnknownPolicyError } from '../errors/unknown-policy.error';
+import type { RateLimitConfig } from '../config/resolve-module-options';
 import { thresholdProblem } from '../policy/threshold-problem';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { RATE_LIMIT_CONFIG, RATE_LIMIT_OVERRIDES, RATE_LIMIT_STORE } from '../rate-limit.constants';
@@ -9,7 +11,6 @@ import { PolicyRegistry } from '../registry/policy-registry';
 import { parseOverrideHash } from '../runtime/policy-override-codec';
 import type { PolicyOverrideStore } from '../runtime/policy-override-store';
 import { PolicyStats } from '../runtime/policy-stats.service';
-import { RateLimiterService } from '../service/rate-limiter.service';
 import type { RateLimitStore } from '../store/rate-limit-store.interface';
 import type {
   KeyUsagePage,
@@ -17,19 +18,15 @@ import type {
   PolicyThresholds,
   PolicyView,
 } from './policy-view.interface';
-import { keyUsages, listedTags } from './key-usage';
-import { unavailableOnError, written } from './redis-errors-to-http';
+import { PolicyKeys } from './policy-keys';
+import { fromStore, writing } from './store-actions';
 import { routesOf } from './route-paths';
 import { needsShortening, shortenExpiries } from './shorten-expiries';
 
-/** Cursors each store gives out: `<master>:<SCAN cursor>` from Redis, an offset from memory. */
-const CURSOR = { redis: /^\d{1,4}:\d{1,20}$/, memory: /^\d{1,15}$/ } as const;
-const BAD_CURSOR = 'cursor must be a value returned by a previous page';
-
 /**
  * What the admin API does, independent of HTTP: list and change policies, show and reset
- * per-identity usage. Unknown policy: NotFoundException; Redis unreachable: 503.
- * @publicApi
+ * per-identity usage. Throws the library's typed errors (UnknownPolicyError,
+ * InvalidPolicyChangeError, RateLimitStoreError, ...); the controller maps them to HTTP.
  */
 @Injectable()
 export class RateLimitAdminService {
@@ -38,7 +35,7 @@ export class RateLimitAdminService {
   constructor(
     private readonly registry: PolicyRegistry,
     private readonly stats: PolicyStats,
-    private readonly limiter: RateLimiterService,
+    private readonly keyUsage: PolicyKeys,
     @Inject(RATE_LIMIT_OVERRIDES) private readonly overrides: PolicyOverrideStore,
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
@@ -47,13 +44,13 @@ export class RateLimitAdminService {
 
   async list(): Promise<PolicyView[]> {
     const names = this.registry.names().sort();
-    const totals = await unavailableOnError(() => this.stats.totals(names));
+    const totals = await fromStore(() => this.stats.totals(names));
     return names.map((name) => this.view(name, totals.get(name)!));
   }
 
   async get(name: string): Promise<PolicyView> {
     this.known(name);
-    const totals = await unavailableOnError(() => this.stats.totals([name]));
+    const totals = await fromStore(() => this.stats.totals([name]));
     return this.view(name, totals.get(name)!);
   }
 
@@ -62,7 +59,7 @@ export class RateLimitAdminService {
     this.known(name);
     // Checked as a whole, on the override as stored now (another instance or redis-cli may have
     // changed it since this one last read it), before anything is written.
-    const current = await unavailableOnError(async () => {
+    const current = await fromStore(async () => {
       const hash = (await this.overrides.readAll([name])).get(name);
       if (hash instanceof Error) {
         throw new StoredKeyConflictError(`${this.config.keys.prefix}:policy:${name}`, 'a hash');
@@ -71,10 +68,10 @@ export class RateLimitAdminService {
     });
     const result = this.registry.preview(name, { ...current, ...patch });
     const problem = result && thresholdProblem(result);
-    if (problem) throw new BadRequestException([problem]);
+    if (problem) throw new InvalidPolicyChangeError([problem]);
     const fields = { ...patch, updatedAt: Date.now() };
     const before = this.registry.get(name)!;
-    const override = await written(() => this.overrides.update(name, fields));
+    const override = await writing(() => this.overrides.update(name, fields));
     this.registry.applyOverride(name, override);
     await this.shortenIfNeeded(before);
     return this.get(name);
@@ -83,7 +80,7 @@ export class RateLimitAdminService {
   async clearOverride(name: string): Promise<PolicyView> {
     this.known(name);
     const before = this.registry.get(name)!;
-    await written(() => this.overrides.clear(name));
+    await writing(() => this.overrides.clear(name));
     this.registry.applyOverride(name, null);
     await this.shortenIfNeeded(before);
     return this.get(name);
@@ -106,48 +103,19 @@ export class RateLimitAdminService {
     }
   }
 
-  /**
-   * Live usage per identity under the policy's current algorithm, a SCAN page at a time: every
-   * identity with state, and every identity still blocked (`blockFor`) whose state has expired.
-   */
-  async keys(name: string, cursor: string | undefined, count: number): Promise<KeyUsagePage> {
-    const policy = this.known(name);
-    // `0` is where every SCAN starts, so it is the first page too (as no cursor).
-    const from = cursor === undefined || cursor === '' || cursor === '0' ? null : cursor;
-    if (from !== null && !CURSOR[this.store.kind].test(from)) {
-      throw new BadRequestException(BAD_CURSOR);
-    }
-    const keys = this.config.keys;
-    const stateSuffix = keys.stateSuffix(policy);
-    // One pattern for state and block keys; it also matches other algorithms whose name starts
-    // with this one's (sliding-window-counter), which the suffix tests drop.
-    const match = `${keys.statePattern(policy)}*`;
-    const page = await unavailableOnError(async () => {
-      try {
-        return await this.store.scan(match, from, count);
-      } catch (error) {
-        // Well-formed but not one Redis gave out (past 2^64): Redis refuses it.
-        if (/invalid cursor/i.test((error as Error).message)) {
-          throw new BadRequestException(BAD_CURSOR);
-        }
-        throw error;
-      }
-    });
-    const tags = await unavailableOnError(() =>
-      listedTags(this.store, keys, page.keys, stateSuffix),
-    );
-    const decisions = await unavailableOnError(() => this.limiter.peekTags(policy, tags));
-    return { items: keyUsages(keys, policy, tags, decisions), cursor: page.cursor };
+  /** Live usage per identity, a page at a time (see PolicyKeys). */
+  keys(name: string, cursor: string | undefined, count: number): Promise<KeyUsagePage> {
+    return this.keyUsage.page(this.known(name), cursor, count);
   }
 
   async resetKey(name: string, identity: string): Promise<void> {
     this.known(name);
-    await written(() => this.limiter.resetListed(name, identity));
+    await this.keyUsage.reset(name, identity);
   }
 
   private known(name: string): RateLimitPolicy {
     const policy = this.registry.get(name);
-    if (!policy) throw new NotFoundException(`Unknown rate limit policy "${name}"`);
+    if (!policy) throw new UnknownPolicyError(name);
     return policy;
   }
 

@@ -1,6 +1,9 @@
 import type { RateLimitDecision, RateLimitVerdict } from './rate-limit-decision.interface';
 
-export type DecisionOutcome = 'allowed' | 'rejected' | 'shadowRejected';
+/** What a policy's decision counts as in the stats. */
+export const DECISION_OUTCOMES = ['allowed', 'rejected', 'shadowRejected'] as const;
+
+export type DecisionOutcome = (typeof DECISION_OUTCOMES)[number];
 
 /**
  * How one policy's decision counts: rejected by its own limit (enforced or shadow), or allowed

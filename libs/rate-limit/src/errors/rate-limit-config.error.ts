@@ -1,15 +1,16 @@
+import { RateLimitError } from './rate-limit.error';
+
 /**
  * Thrown at bootstrap for invalid module or decorator options; the message names where the
  * option was declared and which field is wrong.
  * @publicApi
  */
-export class RateLimitConfigError extends Error {
+export class RateLimitConfigError extends RateLimitError {
   constructor(
     readonly where: string,
     readonly field: string,
     problem: string,
   ) {
     super(`Invalid rate limit options on ${where}: "${field}" ${problem}`);
-    this.name = 'RateLimitConfigError';
   }
 }

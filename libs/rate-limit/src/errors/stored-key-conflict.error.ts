@@ -1,8 +1,11 @@
+import { RateLimitError } from './rate-limit.error';
+
 /**
  * A key the library writes holds a value of another type (written by hand): the write is
  * refused as a whole and nothing changed. The admin API answers 409 naming the key.
+ * @publicApi
  */
-export class StoredKeyConflictError extends Error {
+export class StoredKeyConflictError extends RateLimitError {
   constructor(
     readonly key: string,
     expected: string,
@@ -11,6 +14,5 @@ export class StoredKeyConflictError extends Error {
       `${key} holds a value that is not ${expected} (written by hand?): nothing was changed; ` +
         'delete the key (redis-cli DEL) to set an override',
     );
-    this.name = 'StoredKeyConflictError';
   }
 }

@@ -1,5 +1,5 @@
 import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
-import type { HeaderStyle } from '../module/rate-limit-module-options.interface';
+import type { HeaderStyle } from '../config/rate-limit-module-options.interface';
 
 export const toSeconds = (ms: number): number => Math.ceil(ms / 1000);
 

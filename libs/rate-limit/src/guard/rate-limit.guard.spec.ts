@@ -9,9 +9,10 @@ import { APP_GUARD } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { RateLimitAdminService } from '../admin/rate-limit-admin.service';
+import { PolicyKeys } from '../admin/policy-keys';
 import { RateLimit } from '../decorators/rate-limit.decorator';
 import { SkipRateLimit } from '../decorators/skip-rate-limit.decorator';
-import type { RateLimitModuleOptions } from '../module/rate-limit-module-options.interface';
+import type { RateLimitModuleOptions } from '../config/rate-limit-module-options.interface';
 import { RateLimitModule } from '../module/rate-limit.module';
 import { decodeKeyPart, encodeKeyPart } from '../keys/encode-key-part';
 import { PolicyRegistry } from '../registry/policy-registry';
@@ -30,7 +31,11 @@ async function createApp(
   const moduleRef = await Test.createTestingModule({
     imports: [RateLimitModule.forRoot(options)],
     controllers,
-    providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }, RateLimitAdminService],
+    providers: [
+      { provide: APP_GUARD, useClass: RateLimitGuard },
+      RateLimitAdminService,
+      PolicyKeys,
+    ],
   }).compile();
   const app = moduleRef.createNestApplication({ logger: false });
   try {
@@ -270,7 +275,7 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
     expect((await limiter.peek('stacked-2', 'user:dup')).remaining).toBe(2);
   });
 
-  it('reset() of an identity that reads like a listed hashed one leaves that one alone; resetListed() clears it', async () => {
+  it('reset() of an identity that reads like a listed hashed one leaves that one alone; the admin resetKey() clears it', async () => {
     // ip: identities are kept readable (not fingerprinted), so a long one is cut and hashed.
     const long = `ip:${'v'.repeat(120)}`;
     await limiter.consume('stacked-2', long);
@@ -278,11 +283,11 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
     expect(listed).toMatch(/…\(sha256:/);
     await limiter.reset('stacked-2', listed);
     expect((await limiter.peek('stacked-2', long)).remaining).toBe(1);
-    await limiter.resetListed('stacked-2', listed);
+    await app.get(RateLimitAdminService).resetKey('stacked-2', listed);
     expect((await limiter.peek('stacked-2', long)).remaining).toBe(2);
   });
 
-  it('keys a user id by its fingerprint; reset() takes the raw id, resetListed() the listed form', async () => {
+  it('keys a user id by its fingerprint; reset() takes the raw id, the admin resetKey() the listed form', async () => {
     const admin = app.get(RateLimitAdminService);
     await limiter.consume('stacked-2', 'user:alice@example.com');
     const { items } = await admin.keys('stacked-2', undefined, 100);
@@ -292,7 +297,7 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
     // The listed form is not the identity: reset() of it is someone else.
     await limiter.reset('stacked-2', listed);
     expect((await limiter.peek('stacked-2', 'user:alice@example.com')).remaining).toBe(1);
-    await limiter.resetListed('stacked-2', listed);
+    await app.get(RateLimitAdminService).resetKey('stacked-2', listed);
     expect((await limiter.peek('stacked-2', 'user:alice@example.com')).remaining).toBe(2);
     await limiter.consume('stacked-2', 'user:alice@example.com');
     await limiter.reset('stacked-2', 'user:alice@example.com');

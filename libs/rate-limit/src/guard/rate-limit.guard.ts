@@ -6,18 +6,20 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import type { RateLimitVerdict } from '../decision/rate-limit-decision.interface';
-import type { RateLimitConfig } from '../module/resolve-module-options';
+import type { RateLimitConfig } from '../config/resolve-module-options';
+import { InvalidCostError } from '../errors/invalid-cost.error';
 import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
 import type { CompiledRoute, RoutePolicy } from '../registry/compiled-route';
 import { PolicyRegistry } from '../registry/policy-registry';
 import { RouteTable } from '../registry/route-table';
-import { RateLimiterService, type PolicyRequest } from '../service/rate-limiter.service';
+import { DecisionEngine } from '../engine/decision-engine';
+import type { PolicyRequest } from '../engine/policy-request';
 import { mostRestrictive, rateLimitHeaders, toSeconds } from './rate-limit-headers';
 import { rejectionException } from './rejection-exceptions';
 import { setResponseHeader, type HeaderWriter } from './set-response-header';
 
 /**
- * Applies the `@RateLimit()` policies of the handler: resolves identities, asks the service for
+ * Applies the `@RateLimit()` policies of the handler: resolves identities, asks the engine for
  * one verdict, writes the headers, and answers 429 (or 503 when Redis is down and
  * `onRedisError` is 'closed'). Use it globally (APP_GUARD) or with `@UseGuards()`.
  * @publicApi
@@ -27,7 +29,7 @@ export class RateLimitGuard implements CanActivate {
   constructor(
     private readonly routes: RouteTable,
     private readonly registry: PolicyRegistry,
-    private readonly limiter: RateLimiterService,
+    private readonly engine: DecisionEngine,
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
   ) {}
 
@@ -67,9 +69,10 @@ export class RateLimitGuard implements CanActivate {
   /** A remembered rejection is answered at once: a flood costs no promise and no round trip. */
   private decide(context: ExecutionContext, requests: PolicyRequest[]): boolean | Promise<boolean> {
     if (requests.length === 0) return true;
-    const cached = this.limiter.cachedRejection(requests);
-    if (cached) return this.conclude(context, cached);
-    return this.limiter.decideUncached(requests).then((verdict) => this.conclude(context, verdict));
+    const verdict = this.engine.decide(requests);
+    return verdict instanceof Promise
+      ? verdict.then((decided) => this.conclude(context, decided))
+      : this.conclude(context, verdict);
   }
 
   private conclude(context: ExecutionContext, verdict: RateLimitVerdict): boolean {
@@ -111,7 +114,7 @@ function costOf(policy: string, cost: RoutePolicy['cost'], context: ExecutionCon
 
 function checkedCost(policy: string, cost: unknown): number {
   if (typeof cost === 'number' && Number.isInteger(cost) && cost >= 1) return cost;
-  throw new Error(
+  throw new InvalidCostError(
     `The cost function of rate limit policy "${policy}" returned ${String(cost)}; expected an integer >= 1`,
   );
 }

@@ -1,6 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import type { KeySource } from '../policy/rate-limit-options.interface';
+import { NAMED_KEY_SOURCES, type KeySource } from '../policy/rate-limit-options.interface';
 import type { ClientIpResolver } from './client-ip';
 
 /** Resolves who a request counts against; built once per policy at bootstrap. */
@@ -79,10 +79,9 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
-const NAMED_SOURCES: readonly unknown[] = ['ip', 'user', 'api-key', 'route'];
-
 export function isKeySource(value: unknown): value is KeySource {
-  if (typeof value === 'function' || NAMED_SOURCES.includes(value)) return true;
+  if (typeof value === 'function' || (NAMED_KEY_SOURCES as readonly unknown[]).includes(value))
+    return true;
   const header = (value as { header?: unknown } | null)?.header;
   return typeof value === 'object' && typeof header === 'string' && /^[A-Za-z0-9-]+$/.test(header);
 }

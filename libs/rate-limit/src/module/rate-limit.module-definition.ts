@@ -1,5 +1,5 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import type { RateLimitModuleOptions } from './rate-limit-module-options.interface';
+import type { RateLimitModuleOptions } from '../config/rate-limit-module-options.interface';
 
 export const {
   ConfigurableModuleClass: RateLimitConfigurableModule,

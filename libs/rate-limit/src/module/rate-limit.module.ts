@@ -1,26 +1,36 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { resolveModuleOptions, type RateLimitConfig } from '../config/resolve-module-options';
+import type { RateLimitModuleOptions } from '../config/rate-limit-module-options.interface';
+import { DecisionEngine } from '../engine/decision-engine';
+import { FallbackStore } from '../engine/fallback-store';
 import { RateLimitGuard } from '../guard/rate-limit.guard';
-import { RATE_LIMIT_CONFIG, RATE_LIMIT_OVERRIDES, RATE_LIMIT_STORE } from '../rate-limit.constants';
+import { RateLimitMetrics } from '../metrics/rate-limit-metrics';
+import {
+  DECISION_OBSERVERS,
+  RATE_LIMIT_CHANNEL,
+  RATE_LIMIT_CONFIG,
+  RATE_LIMIT_OVERRIDES,
+  RATE_LIMIT_STORE,
+} from '../rate-limit.constants';
+import { PolicyRegistry } from '../registry/policy-registry';
+import { RouteTable } from '../registry/route-table';
+import { IdentityResets } from '../runtime/identity-resets.service';
+import { IdentitySecret } from '../runtime/identity-secret.service';
+import { InstanceHeartbeat } from '../runtime/instance-heartbeat.service';
+import { MemoryPolicyChannel } from '../runtime/memory-policy-channel';
 import { MemoryPolicyOverrideStore } from '../runtime/memory-policy-override-store';
+import type { PolicyChannel } from '../runtime/policy-channel';
 import type { PolicyOverrideStore } from '../runtime/policy-override-store';
 import { PolicyStats } from '../runtime/policy-stats.service';
 import { PolicySync } from '../runtime/policy-sync.service';
+import { RedisPolicyChannel } from '../runtime/redis-policy-channel';
 import { RedisPolicyOverrideStore } from '../runtime/redis-policy-override-store';
-import { PolicyRegistry } from '../registry/policy-registry';
-import { RouteTable } from '../registry/route-table';
-import { FallbackStore } from '../service/fallback-store';
 import { RateLimiterService } from '../service/rate-limiter.service';
-import { InstanceHeartbeat } from '../runtime/instance-heartbeat.service';
-import { IdentitySecret } from '../runtime/identity-secret.service';
 import { MemoryStore } from '../store/memory/memory-store';
-import type { RateLimitStore } from '../store/rate-limit-store.interface';
 import { RedisConnection } from '../store/redis/redis-connection';
-import { RedisStore } from '../store/redis/redis-store';
-import { RateLimitMetrics } from '../metrics/rate-limit-metrics';
+import { createStore } from './create-store';
 import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.module-definition';
-import type { RateLimitModuleOptions } from './rate-limit-module-options.interface';
-import { resolveModuleOptions, type RateLimitConfig } from './resolve-module-options';
 
 /**
  * Distributed rate limiting. `forRoot(options)` or `forRootAsync({ imports, inject, useFactory })`;
@@ -41,38 +51,31 @@ import { resolveModuleOptions, type RateLimitConfig } from './resolve-module-opt
       inject: [RATE_LIMIT_CONFIG],
       useFactory: (config: RateLimitConfig) => RedisConnection.open(config.options.redis),
     },
-    {
-      provide: MemoryStore,
-      inject: [RATE_LIMIT_CONFIG],
-      useFactory: (config: RateLimitConfig) => new MemoryStore({ maxKeys: config.memoryMaxKeys }),
-    },
     { provide: RateLimitMetrics, useFactory: () => new RateLimitMetrics() },
     {
       provide: RATE_LIMIT_STORE,
-      inject: [RATE_LIMIT_CONFIG, RedisConnection, MemoryStore, RateLimitMetrics],
-      useFactory: (
-        config: RateLimitConfig,
-        connection: RedisConnection,
-        memory: MemoryStore,
-        metrics: RateLimitMetrics,
-      ): RateLimitStore =>
+      inject: [RATE_LIMIT_CONFIG, RedisConnection, RateLimitMetrics],
+      useFactory: createStore,
+    },
+    {
+      provide: RATE_LIMIT_CHANNEL,
+      inject: [RATE_LIMIT_CONFIG, RedisConnection],
+      useFactory: (config: RateLimitConfig, connection: RedisConnection): PolicyChannel =>
         connection.client
-          ? new RedisStore(
-              connection.client,
-              config.commandTimeoutMs,
-              undefined,
-              undefined,
-              metrics,
-            )
-          : memory,
+          ? new RedisPolicyChannel(connection.client, config.keys.prefix)
+          : new MemoryPolicyChannel(),
     },
     {
       provide: RATE_LIMIT_OVERRIDES,
-      inject: [RATE_LIMIT_CONFIG, RedisConnection],
-      useFactory: (config: RateLimitConfig, connection: RedisConnection): PolicyOverrideStore =>
+      inject: [RATE_LIMIT_CONFIG, RedisConnection, RATE_LIMIT_CHANNEL],
+      useFactory: (
+        config: RateLimitConfig,
+        connection: RedisConnection,
+        channel: PolicyChannel,
+      ): PolicyOverrideStore =>
         connection.client
-          ? new RedisPolicyOverrideStore(connection.client, config.keys.prefix)
-          : new MemoryPolicyOverrideStore(),
+          ? new RedisPolicyOverrideStore(connection.client, config.keys.prefix, channel)
+          : new MemoryPolicyOverrideStore(channel),
     },
     InstanceHeartbeat,
     IdentitySecret,
@@ -86,10 +89,17 @@ import { resolveModuleOptions, type RateLimitConfig } from './resolve-module-opt
           config.fallbackShare,
         ),
     },
+    {
+      provide: DECISION_OBSERVERS,
+      inject: [PolicyStats, RateLimitMetrics],
+      useFactory: (stats: PolicyStats, metrics: RateLimitMetrics) => [stats, metrics],
+    },
     PolicyRegistry,
     RouteTable,
     PolicySync,
     PolicyStats,
+    DecisionEngine,
+    IdentityResets,
     RateLimiterService,
     RateLimitGuard,
   ],
@@ -97,6 +107,8 @@ import { resolveModuleOptions, type RateLimitConfig } from './resolve-module-opt
     RateLimitMetrics,
     RateLimiterService,
     RateLimitGuard,
+    DecisionEngine,
+    IdentityResets,
     PolicyRegistry,
     PolicyStats,
     PolicySync,

@@ -2,12 +2,12 @@ import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import { parseDurationMs } from './parse-duration';
 import { MAX_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS } from './policy-limits';
 import { RATE_LIMIT_ALGORITHMS, isRateLimitAlgorithm } from './rate-limit-algorithm';
+import { RATE_LIMIT_MODES, isRateLimitMode } from './rate-limit-mode';
 import type { RateLimitOptions } from './rate-limit-options.interface';
 import type { RateLimitPolicy } from './rate-limit-policy.interface';
 import { thresholdProblem } from './threshold-problem';
 
 const NAME = /^[A-Za-z0-9._\-#/@]{1,128}$/;
-const MODES = ['enforce', 'shadow'];
 
 function checkCount(where: string, field: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_LIMIT) {
@@ -58,11 +58,11 @@ export function normalizePolicy(
   const problem = thresholdProblem({ algo, limit });
   if (problem) throw new RateLimitConfigError(where, 'limit', problem.replace(/^limit /, ''));
   const mode = options.mode ?? 'enforce';
-  if (!MODES.includes(mode)) {
+  if (!isRateLimitMode(mode)) {
     throw new RateLimitConfigError(
       where,
       'mode',
-      `must be 'enforce' or 'shadow' (got ${JSON.stringify(mode)})`,
+      `must be ${RATE_LIMIT_MODES.map((m) => `'${m}'`).join(' or ')} (got ${JSON.stringify(mode)})`,
     );
   }
   if (typeof options.cost === 'number') checkCount(where, 'cost', options.cost);

@@ -1,11 +1,11 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { RateLimitAlgorithm } from './rate-limit-algorithm';
+import type { RateLimitMode } from './rate-limit-mode';
 
 /** A duration: milliseconds as a number, or `'500ms' | '10s' | '5m' | '1h' | '1d'`. */
 export type Duration = number | string;
 
-/** `enforce` rejects over-limit requests; `shadow` only reports what it would have rejected. */
-export type RateLimitMode = 'enforce' | 'shadow';
+export type { RateLimitMode };
 
 /** Computes an identity from the request; return a non-empty string. */
 export type IdentityFunction = (context: ExecutionContext) => string | Promise<string>;
@@ -15,7 +15,11 @@ export type IdentityFunction = (context: ExecutionContext) => string | Promise<s
  * (`request.user.id`, falling back to the IP), the API-key header (`apiKeyHeader` module option,
  * falling back to the IP), any request header, one bucket for the whole route, or a function.
  */
-export type KeySource = 'ip' | 'user' | 'api-key' | 'route' | { header: string } | IdentityFunction;
+export type KeySource = NamedKeySource | { header: string } | IdentityFunction;
+
+/** The key sources named by a string. */
+export const NAMED_KEY_SOURCES = ['ip', 'user', 'api-key', 'route'] as const;
+export type NamedKeySource = (typeof NAMED_KEY_SOURCES)[number];
 
 /**
  * Options of one `@RateLimit()` (and of `defaultPolicy` / `policies` in the module options).

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { PolicyOverride } from '../admin/policy-view.interface';
+import type { PolicyOverride } from '../policy/policy-thresholds';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { thresholdProblem } from '../policy/threshold-problem';

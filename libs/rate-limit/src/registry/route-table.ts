@@ -4,9 +4,9 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { getDeclaredRateLimits, getInheritedRateLimits } from '../decorators/rate-limit.decorator';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import { createIdentityResolver, isKeySource } from '../identity/identity-resolver';
-import type { RateLimitConfig } from '../module/resolve-module-options';
+import type { RateLimitConfig } from '../config/resolve-module-options';
 import { normalizePolicy } from '../policy/normalize-policy';
-import type { RateLimitOptions } from '../policy/rate-limit-options.interface';
+import { NAMED_KEY_SOURCES, type RateLimitOptions } from '../policy/rate-limit-options.interface';
 import { RATE_LIMIT_CONFIG, SKIP_RATE_LIMIT_METADATA } from '../rate-limit.constants';
 import type { CompiledRoute, RoutePolicy } from './compiled-route';
 import { PolicyRegistry, type PolicyUsage } from './policy-registry';
@@ -135,7 +135,7 @@ export class RouteTable implements OnModuleInit {
       throw new RateLimitConfigError(
         where,
         'key',
-        `must be 'ip', 'user', 'api-key', 'route', { header } or a function (got ${JSON.stringify(keySource)})`,
+        `must be ${NAMED_KEY_SOURCES.map((s) => `'${s}'`).join(', ')}, { header } or a function (got ${JSON.stringify(keySource)})`,
       );
     }
     const policy = normalizePolicy(options, name, where);

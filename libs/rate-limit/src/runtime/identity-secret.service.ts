@@ -10,12 +10,11 @@ import {
   MIN_IDENTITY_SECRET_LENGTH,
   newIdentitySecret,
 } from '../keys/identity-fingerprint';
-import type { RateLimitConfig } from '../module/resolve-module-options';
-import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
+import type { RateLimitConfig } from '../config/resolve-module-options';
+import { BACKGROUND_TIMEOUT_MS, RATE_LIMIT_CONFIG } from '../rate-limit.constants';
 import { RedisConnection } from '../store/redis/redis-connection';
 import { withTimeout } from '../store/redis/with-timeout';
 
-const READ_TIMEOUT_MS = 2_000;
 const UNCONFIRMED_RETRY_MS = 500;
 
 /**
@@ -73,7 +72,7 @@ export class IdentitySecret implements OnModuleInit, OnModuleDestroy {
     try {
       const replies = await withTimeout(
         client.multi().set(this.key, candidate, 'NX').get(this.key).exec(),
-        READ_TIMEOUT_MS,
+        BACKGROUND_TIMEOUT_MS,
       );
       const stored = replies?.[1]?.[1];
       // A secret written by hand must be as strong as one of the options.

@@ -7,20 +7,13 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { RateLimitMetrics } from '../metrics/rate-limit-metrics';
-import type { RateLimitConfig } from '../module/resolve-module-options';
+import type { RateLimitConfig } from '../config/resolve-module-options';
 import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
 import { readLuaFile } from '../store/redis/lua-file';
 import { RedisConnection } from '../store/redis/redis-connection';
 import { RedisScript } from '../store/redis/redis-script';
 import { withTimeout } from '../store/redis/with-timeout';
-
-/** This instance's place among the instances alive just before Redis was last reachable. */
-export interface InstanceStanding {
-  /** At least 1 (this instance). */
-  readonly instances: number;
-  /** 0 to instances - 1, the same order on every instance. */
-  readonly rank: number;
-}
+import type { InstanceStanding, StandingSource } from '../engine/instance-standing';
 
 /** An instance that missed this many heartbeats in a row no longer counts as alive. */
 const MISSED_BEATS = 3;
@@ -35,7 +28,7 @@ const LEAVE_TIMEOUT_MS = 500;
  * or timeout: a slow heartbeat costs requests nothing.
  */
 @Injectable()
-export class InstanceHeartbeat implements OnApplicationBootstrap, OnModuleDestroy {
+export class InstanceHeartbeat implements OnApplicationBootstrap, OnModuleDestroy, StandingSource {
   readonly id = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
   private standingNow: InstanceStanding = { instances: 1, rank: 0 };
   private timer?: NodeJS.Timeout;

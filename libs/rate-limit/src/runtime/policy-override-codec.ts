@@ -1,6 +1,7 @@
-import type { PolicyOverride } from '../admin/policy-view.interface';
+import type { PolicyOverride } from '../policy/policy-thresholds';
 import { MAX_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS } from '../policy/policy-limits';
 import { isRateLimitAlgorithm } from '../policy/rate-limit-algorithm';
+import { RATE_LIMIT_MODES } from '../policy/rate-limit-mode';
 
 export interface ParsedOverride {
   /** Null when the hash holds no valid field. */
@@ -25,7 +26,7 @@ const PARSERS: Record<keyof PolicyOverride, (raw: string) => unknown> = {
   limit: integerIn(1, MAX_LIMIT),
   burst: integerIn(1, MAX_LIMIT),
   windowMs: integerIn(MIN_WINDOW_MS, MAX_WINDOW_MS),
-  mode: oneOf({ enforce: 'enforce', shadow: 'shadow' }),
+  mode: oneOf(Object.fromEntries(RATE_LIMIT_MODES.map((m) => [m, m]))),
   enabled: oneOf({ true: true, '1': true, false: false, '0': false }),
   updatedAt: integerIn(0, Number.MAX_SAFE_INTEGER),
 };

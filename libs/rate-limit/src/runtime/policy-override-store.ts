@@ -1,14 +1,8 @@
-import type { PolicyOverride } from '../admin/policy-view.interface';
-
-/** Identities of the policy (their key tags) were reset on some instance. */
-export type ResetListener = (name: string, tags: readonly string[]) => void;
-
-/** Someone (maybe another instance) changed a policy's override; null means removed. */
-export type OverrideListener = (name: string, override: PolicyOverride | null) => void;
+import type { PolicyOverride } from '../policy/policy-thresholds';
 
 /**
- * Where overrides live: Redis hashes `<prefix>:policy:<name>` shared by every instance (and
- * announced on Pub/Sub), or this process alone when no Redis is configured.
+ * Where overrides live: Redis hashes `<prefix>:policy:<name>` shared by every instance, or this
+ * process alone when no Redis is configured. A write is announced on the PolicyChannel.
  */
 export interface PolicyOverrideStore {
   /**
@@ -23,15 +17,4 @@ export interface PolicyOverrideStore {
   update(name: string, fields: PolicyOverride): Promise<PolicyOverride | null>;
   /** Removes the override and tells every instance. */
   clear(name: string): Promise<void>;
-  /**
-   * Starts listening for changes announced by any instance (this one included); resolves once
-   * listening, or after `waitMs` (the refresh interval covers a late subscription).
-   */
-  subscribe(listener: OverrideListener, waitMs: number, onReset?: ResetListener): Promise<void>;
-  /**
-   * Tells every instance that identities of the policy were reset: their state in each
-   * instance's memory fallback and their remembered rejections go too.
-   */
-  announceReset(name: string, tags: readonly string[]): Promise<void>;
-  close(): Promise<void>;
 }

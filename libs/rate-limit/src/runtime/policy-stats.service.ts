@@ -4,18 +4,18 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import type { PolicyStatsView } from '../admin/policy-view.interface';
-import { outcomeOf } from '../decision/decision-outcome';
+import type { DecisionCounts } from '../decision/decision-counts';
+import { DECISION_OUTCOMES, outcomeOf } from '../decision/decision-outcome';
 import type { RateLimitVerdict } from '../decision/rate-limit-decision.interface';
-import type { RateLimitConfig } from '../module/resolve-module-options';
-import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
+import type { DecisionObserver } from '../engine/decision-observer';
+import type { RateLimitConfig } from '../config/resolve-module-options';
+import { BACKGROUND_TIMEOUT_MS, RATE_LIMIT_CONFIG } from '../rate-limit.constants';
 import { RedisConnection } from '../store/redis/redis-connection';
 import { withTimeout } from '../store/redis/with-timeout';
 import { ReplyError } from 'ioredis';
 
-type Counts = PolicyStatsView;
-const FIELDS: readonly (keyof Counts)[] = ['allowed', 'rejected', 'shadowRejected'];
-const READ_TIMEOUT_MS = 2_000;
+type Counts = DecisionCounts;
+const FIELDS = DECISION_OUTCOMES;
 
 const zero = (): Counts => ({ allowed: 0, rejected: 0, shadowRejected: 0 });
 
@@ -29,7 +29,7 @@ function count(raw: string | undefined): number {
  * timer adds them to `<prefix>:stats:<name>` hashes in Redis (HINCRBY), off the request path.
  */
 @Injectable()
-export class PolicyStats implements OnApplicationBootstrap, OnModuleDestroy {
+export class PolicyStats implements OnApplicationBootstrap, OnModuleDestroy, DecisionObserver {
   private pending = new Map<string, Counts>();
   private timer?: NodeJS.Timeout;
 
@@ -50,7 +50,7 @@ export class PolicyStats implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** Counts a consumed request: admitted policies as allowed, rejecting ones by mode. */
-  record(verdict: RateLimitVerdict): void {
+  observe(verdict: RateLimitVerdict): void {
     for (const d of verdict.decisions) {
       const field = outcomeOf(d, verdict);
       if (!field) continue;
@@ -70,7 +70,7 @@ export class PolicyStats implements OnApplicationBootstrap, OnModuleDestroy {
         throw error;
       });
     const stored = client
-      ? await withTimeout(Promise.all(names.map(readOne)), READ_TIMEOUT_MS)
+      ? await withTimeout(Promise.all(names.map(readOne)), BACKGROUND_TIMEOUT_MS)
       : names.map(() => ({}) as Record<string, string>);
     return new Map(
       names.map((name, i) => {
@@ -100,7 +100,7 @@ export class PolicyStats implements OnApplicationBootstrap, OnModuleDestroy {
             ),
           ),
         ),
-        READ_TIMEOUT_MS,
+        BACKGROUND_TIMEOUT_MS,
       );
     } catch {
       // Outcome unknown for some increments: keep it simple and do not re-add (never double count).

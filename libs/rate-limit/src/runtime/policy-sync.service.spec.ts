@@ -1,14 +1,13 @@
 import { Logger } from '@nestjs/common';
-import { resolveModuleOptions } from '../module/resolve-module-options';
+import { resolveModuleOptions } from '../config/resolve-module-options';
 import { normalizePolicy } from '../policy/normalize-policy';
 import { PolicyRegistry } from '../registry/policy-registry';
-import type { RateLimiterService } from '../service/rate-limiter.service';
-import type { OverrideListener, PolicyOverrideStore } from './policy-override-store';
+import { MemoryPolicyChannel } from './memory-policy-channel';
+import type { PolicyOverrideStore } from './policy-override-store';
 import { PolicySync } from './policy-sync.service';
 
 /** An override store whose reads the test answers by hand, so a read can be held mid-flight. */
 class HeldReads implements Partial<PolicyOverrideStore> {
-  listener?: OverrideListener;
   readonly pending: ((hashes: Map<string, Record<string, string>>) => void)[] = [];
   reads = 0;
 
@@ -18,28 +17,24 @@ class HeldReads implements Partial<PolicyOverrideStore> {
       this.pending.push(resolve),
     );
   };
-
-  subscribe = async (listener: OverrideListener) => {
-    this.listener = listener;
-  };
-
-  close = async () => undefined;
 }
 
 describe('PolicySync', () => {
   let registry: PolicyRegistry;
   let store: HeldReads;
   let sync: PolicySync;
+  let channel: MemoryPolicyChannel;
 
   beforeEach(async () => {
     registry = new PolicyRegistry();
     registry.register(normalizePolicy({ limit: 5, window: '10s' }, 'p', 'test'), 'test', true);
     store = new HeldReads();
+    channel = new MemoryPolicyChannel();
     sync = new PolicySync(
       registry,
       store as unknown as PolicyOverrideStore,
+      channel,
       resolveModuleOptions({ policyRefreshMs: 3_600_000 }),
-      {} as RateLimiterService,
     );
     const booted = sync.onApplicationBootstrap();
     await Promise.resolve();
@@ -53,7 +48,7 @@ describe('PolicySync', () => {
 
   it('does not let a read that began before an announced change undo it', async () => {
     const refreshing = sync.refresh();
-    store.listener!('p', { limit: 2, updatedAt: 2 });
+    void channel.announceOverride('p', { limit: 2, updatedAt: 2 });
     const [refreshRead, confirmRead] = store.pending.splice(0, 2);
     refreshRead(new Map([['p', { limit: '9', updatedAt: '1' }]]));
     await refreshing;
@@ -84,8 +79,8 @@ describe('PolicySync', () => {
 
   it('after an announcement, reads the hash back: of two changes announced out of order, the stored one wins', async () => {
     // Both PATCHes are stored; the message of the older one arrives last.
-    store.listener!('p', { limit: 2, mode: 'shadow', updatedAt: 2 });
-    store.listener!('p', { limit: 2, updatedAt: 1 });
+    void channel.announceOverride('p', { limit: 2, mode: 'shadow', updatedAt: 2 });
+    void channel.announceOverride('p', { limit: 2, updatedAt: 1 });
     expect(registry.get('p')!.mode).toBe('enforce');
     // Only the read after the last message counts; the first one's answer is ignored.
     expect(store.pending).toHaveLength(2);

@@ -5,12 +5,16 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import type { PolicyOverride } from '../admin/policy-view.interface';
-import type { RateLimitConfig } from '../module/resolve-module-options';
-import { RATE_LIMIT_CONFIG, RATE_LIMIT_OVERRIDES } from '../rate-limit.constants';
+import type { PolicyOverride } from '../policy/policy-thresholds';
+import type { RateLimitConfig } from '../config/resolve-module-options';
+import {
+  RATE_LIMIT_CHANNEL,
+  RATE_LIMIT_CONFIG,
+  RATE_LIMIT_OVERRIDES,
+} from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
-import { RateLimiterService } from '../service/rate-limiter.service';
 import { parseOverrideHash } from './policy-override-codec';
+import type { PolicyChannel } from './policy-channel';
 import type { PolicyOverrideStore } from './policy-override-store';
 
 /** How long bootstrap waits for the Pub/Sub subscription before going on without it. */
@@ -33,20 +37,18 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly registry: PolicyRegistry,
     @Inject(RATE_LIMIT_OVERRIDES) private readonly overrides: PolicyOverrideStore,
+    @Inject(RATE_LIMIT_CHANNEL) private readonly channel: PolicyChannel,
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
-    private readonly limiter: RateLimiterService,
-  ) {}
+  ) {
+    channel.onOverride((name, override) => {
+      this.announcedAt.set(name, performance.now());
+      this.apply(name, override);
+      void this.confirm(name);
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.overrides.subscribe(
-      (name, override) => {
-        this.announcedAt.set(name, performance.now());
-        this.apply(name, override);
-        void this.confirm(name);
-      },
-      SUBSCRIBE_WAIT_MS,
-      (name, tags) => void this.limiter.forgetIdentities(name, tags),
-    );
+    await this.channel.subscribe(SUBSCRIBE_WAIT_MS);
     await this.refresh();
     // A tick while a slow read (up to its 2 s timeout) is under way is skipped, not queued.
     this.timer = setInterval(() => {
@@ -54,9 +56,8 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
     }, this.config.policyRefreshMs).unref();
   }
 
-  async onModuleDestroy(): Promise<void> {
+  onModuleDestroy(): void {
     clearInterval(this.timer);
-    await this.overrides.close();
   }
 
   /**

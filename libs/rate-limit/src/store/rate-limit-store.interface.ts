@@ -1,4 +1,5 @@
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
+import type { ReasonCode } from './reason-code';
 
 /** `peek` writes nothing; `refund` gives back a cost that an earlier `consume` charged. */
 export type StoreOp = 'consume' | 'peek' | 'refund';
@@ -11,8 +12,7 @@ export interface StoreEntry {
   readonly cost: number;
 }
 
-/** 0 admitted, 1 over the limit, 2 blocked by blockFor, 3 cost above capacity (as in the Lua). */
-export type ReasonCode = 0 | 1 | 2 | 3;
+export type { ReasonCode };
 
 export interface StoreOutcome {
   readonly allowed: boolean;
@@ -31,11 +31,14 @@ export interface StoreReply {
 }
 
 /**
- * Decides all policies of one identity atomically, all-or-nothing. Both stores give the same
- * replies for the same calls; `nowUs` (tests only) replaces the store's clock.
+ * The seam between the decision engine and where state lives. Decides all policies of one
+ * identity atomically, all-or-nothing; both stores give the same replies for the same calls
+ * (the conformance suite runs one set of expectations against each), and nothing outside
+ * `store/` knows which one it talks to. `nowUs` (tests only) replaces the store's clock.
  */
 export interface RateLimitStore {
-  readonly kind: 'redis' | 'memory';
+  /** Reported as the `source` of the decisions it makes; never branched on. */
+  readonly source: StoreSource;
   /**
    * `chargedAtUs` (refund only): the `decidedAtUs` of the consume being refunded; the window
    * algorithms give back to the window that was charged, which may have ended since.
@@ -64,9 +67,13 @@ export interface RateLimitStore {
   /**
    * Keys matching a glob (`*` only), a page at a time without blocking the store; `cursor` null
    * starts, and a null cursor in the reply ends. A page may hold more or fewer than `count`.
+   * Each store has its own cursors: one it did not give out is an `InvalidCursorError`.
    */
   scan(match: string, cursor: string | null, count: number): Promise<ScanPage>;
 }
+
+/** Which store made a decision. */
+export type StoreSource = 'redis' | 'memory';
 
 export interface ScanPage {
   readonly keys: string[];

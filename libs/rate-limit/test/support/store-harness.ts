@@ -54,7 +54,7 @@ export function redisFactory(): StoreFactory & { admin(): Redis; server(): TestR
       clients.push(client);
       await client.ping();
       return {
-        store: new RedisStore(client, 2_000),
+        store: new RedisStore({ client: client, commandTimeoutMs: 2_000 }),
         keys: new KeyBuilder(prefix),
         keyCount: async () => (await admin.keys(`${prefix}:*`)).length,
         pttl: (key) => admin.pttl(key),

@@ -9,7 +9,7 @@ import type {
   PolicyThresholds,
   PolicyView,
 } from '../policy-view.interface';
-import { RATE_LIMIT_MODES } from './update-policy.dto';
+import { RATE_LIMIT_MODES } from '../../policy/rate-limit-mode';
 
 // Response shapes of the admin API, for Swagger only: handlers return the service's plain objects.
 

@@ -2,10 +2,8 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, Max, Min } from 'class-validator';
 import { MAX_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS } from '../../policy/policy-limits';
 import { RATE_LIMIT_ALGORITHMS, type RateLimitAlgorithm } from '../../policy/rate-limit-algorithm';
-import type { RateLimitMode } from '../../policy/rate-limit-options.interface';
+import { RATE_LIMIT_MODES, type RateLimitMode } from '../../policy/rate-limit-mode';
 import { AgreesWithWindow, IsOptionalNotNull, IsWindow } from './window.validators';
-
-export const RATE_LIMIT_MODES: readonly RateLimitMode[] = ['enforce', 'shadow'];
 
 /**
  * Body of `PATCH /admin/policies/:name`: the thresholds to change; absent fields keep their

@@ -1,9 +1,6 @@
-/**
- * Keys tracked by default: about 60 MB of heap with the heaviest common state. Measured with
- * `global.gc()` and `heapUsed` over 200,000 keys: about 400 bytes a key for the O(1) states under
- * an 80-character key, 590 for a 10-entry sliding log under a 140-character key.
- */
-export const DEFAULT_MEMORY_MAX_KEYS = 100_000;
+import { DEFAULT_MEMORY_MAX_KEYS } from '../../rate-limit.constants';
+
+export { DEFAULT_MEMORY_MAX_KEYS };
 /** Slots one sweep looks at: a tick costs about 0.1 ms however many keys there are. */
 export const SWEEP_VISITS_PER_TICK = 10_000;
 

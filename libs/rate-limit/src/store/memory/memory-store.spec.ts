@@ -1,3 +1,4 @@
+import { InvalidCursorError } from '../../errors/invalid-cursor.error';
 import { KeyBuilder } from '../../keys/key-builder';
 import { normalizePolicy } from '../../policy/normalize-policy';
 import type { RateLimitPolicy } from '../../policy/rate-limit-policy.interface';
@@ -94,9 +95,11 @@ describe('MemoryStore memory bounds', () => {
     expect(Math.max(...pageVisits)).toBe(200);
   });
 
-  it('refuses a cursor it cannot have given out, as Redis words it', async () => {
+  it('refuses a cursor it cannot have given out with the typed InvalidCursorError', async () => {
     const store = memoryStore();
-    await expect(store.scan('*', '-1', 10)).rejects.toThrow(/invalid cursor/);
-    await expect(store.scan('*', '1e400', 10)).rejects.toThrow(/invalid cursor/);
+    for (const cursor of ['-1', '1e400', '1:0', '', '1234567890123456']) {
+      await expect(store.scan('*', cursor, 10)).rejects.toThrow(InvalidCursorError);
+    }
+    await expect(store.scan('*', '0', 10)).resolves.toMatchObject({ keys: [] });
   });
 });

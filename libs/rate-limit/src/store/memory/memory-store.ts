@@ -8,6 +8,8 @@ import type {
   ScanPage,
   StoreReply,
 } from '../rate-limit-store.interface';
+import { REASON } from '../reason-code';
+import { InvalidCursorError } from '../../errors/invalid-cursor.error';
 import { MEMORY_ALGORITHMS } from './algorithms';
 import {
   toMs,
@@ -37,7 +39,7 @@ export function clockUs(): number {
  * @publicApi
  */
 export class MemoryStore implements RateLimitStore {
-  readonly kind = 'memory' as const;
+  readonly source = 'memory' as const;
   readonly keyspace: MemoryKeyspace;
   private readonly sweeper = setInterval(() => this.keyspace.sweep(), SWEEP_INTERVAL_MS).unref();
 
@@ -76,9 +78,9 @@ export class MemoryStore implements RateLimitStore {
 
   async scan(match: string, cursor: string | null, count: number): Promise<ScanPage> {
     const pattern = new RegExp(`^${match.split('*').map(escapeRegExp).join('.*')}$`);
+    // A slot offset, as given out below.
+    if (cursor !== null && !/^\d{1,15}$/.test(cursor)) throw new InvalidCursorError();
     const start = cursor === null ? 0 : Number(cursor);
-    // The message the admin API maps to 400, as Redis words it.
-    if (!Number.isSafeInteger(start) || start < 0) throw new Error('ERR invalid cursor');
     const { keys, next } = this.keyspace.page(start, count * SLOTS_PER_LISTED_KEY);
     return {
       keys: keys.filter((key) => pattern.test(key)),
@@ -117,15 +119,21 @@ export class MemoryStore implements RateLimitStore {
     const untilUs = this.blockedUntil(entry, p.now);
     if (untilUs !== undefined) {
       const left = untilUs - p.now;
-      return { allowed: false, remaining: 0, resetUs: left, retryAfterUs: left, reason: 2 };
+      return {
+        allowed: false,
+        remaining: 0,
+        resetUs: left,
+        retryAfterUs: left,
+        reason: REASON.blocked,
+      };
     }
     const st: Checked = {
       ...MEMORY_ALGORITHMS[entry.policy.algo].check(p, this.keyspace),
-      reason: 0,
+      reason: REASON.admitted,
     };
-    st.reason = st.allowed ? 0 : 1;
+    st.reason = st.allowed ? REASON.admitted : REASON.limit;
     if (entry.cost > capacityOf(entry.policy))
-      Object.assign(st, { allowed: false, retryAfterUs: 0, reason: 3 });
+      Object.assign(st, { allowed: false, retryAfterUs: 0, reason: REASON.costAboveCapacity });
     return st;
   }
 
@@ -148,7 +156,7 @@ export class MemoryStore implements RateLimitStore {
     }
     // A count carried over a change of `window` moves (expiry included) even uncharged.
     if (st.moved) algorithm.move?.(p, st, this.keyspace);
-    if (st.reason === 1 && entry.policy.blockForMs > 0) {
+    if (st.reason === REASON.limit && entry.policy.blockForMs > 0) {
       const blockForUs = entry.policy.blockForMs * 1000;
       this.keyspace.set(entry.blockKey, p.now + blockForUs, entry.policy.blockForMs);
       st.retryAfterUs = Math.max(st.retryAfterUs, blockForUs);
@@ -167,7 +175,7 @@ function toParams(entry: StoreEntry, now: number, charged: number): AlgorithmPar
 function toOutcome(st: Checked): StoreOutcome {
   let resetMs = toMs(st.resetUs);
   let retryAfterMs = toMs(st.retryAfterUs);
-  if (st.reason === 1 || st.reason === 2) {
+  if (st.reason === REASON.limit || st.reason === REASON.blocked) {
     retryAfterMs = Math.max(1, retryAfterMs);
     resetMs = Math.max(resetMs, retryAfterMs);
   }

@@ -1,5 +1,5 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
-import type { RedisConnectionOptions } from '../../module/rate-limit-module-options.interface';
+import type { RedisConnectionOptions } from '../../config/rate-limit-module-options.interface';
 import type { RedisClient } from './redis-script';
 
 /**

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MissingScriptError } from '../../errors/missing-script.error';
 
 /** Where the `.lua` files are, next to the compiled code (the build copies them). */
 export const LUA_DIR = join(__dirname, 'lua');
@@ -10,9 +11,6 @@ export function readLuaFile(name: string, dir: string = LUA_DIR): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new Error(
-      `Rate limit Lua script missing: ${path} (was the build's asset copy skipped?)`,
-      { cause: error },
-    );
+    throw new MissingScriptError(path, { cause: error });
   }
 }

@@ -1,5 +1,5 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
-import type { RedisConnectionOptions } from '../../module/rate-limit-module-options.interface';
+import type { RedisConnectionOptions } from '../../config/rate-limit-module-options.interface';
 import { closeClient } from './close-client';
 import { createRedisClient, waitUntilReady } from './create-redis-client';
 import type { RedisClient } from './redis-script';

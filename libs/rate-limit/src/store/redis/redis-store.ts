@@ -14,6 +14,7 @@ import { loadDecideScripts, type DecideScripts } from './decide-script';
 import { scanKeys } from './scan-keys';
 import type { RedisClient, RedisScript, RoundTrip } from './redis-script';
 import { withTimeout } from './with-timeout';
+import { BACKGROUND_TIMEOUT_MS } from '../../rate-limit.constants';
 
 /** Receives command latencies, failures and circuit changes (the metrics). */
 export interface StoreObserver {
@@ -21,10 +22,21 @@ export interface StoreObserver {
   setCircuitOpen(open: boolean): void;
 }
 
+export interface RedisStoreOptions {
+  readonly client: RedisClient;
+  /** Each round trip of a request's decision (the module's `commandTimeoutMs`). */
+  readonly commandTimeoutMs: number;
+  /** @default the scripts of lua/, loaded once */
+  readonly scripts?: DecideScripts;
+  /** @default 3 failures in a row open it; a probe every 200 ms */
+  readonly breaker?: CircuitBreakerOptions;
+  /** Told of every command's latency and failure, and of circuit changes (the metrics). */
+  readonly observer?: StoreObserver;
+}
+
 const REFUNDED: StoreReply = { admitted: true, outcomes: [], decidedAtUs: 0 };
 const DEFAULT_BREAKER: CircuitBreakerOptions = { failureThreshold: 3, probeIntervalMs: 200 };
-/** The admin listing's own budget for reading one page's usage, and its batch size. */
-const INSPECT_BUDGET_MS = 2_000;
+/** Groups the admin listing reads per script call; the steps go one after another. */
 const INSPECT_GROUPS_PER_STEP = 100;
 
 /**
@@ -34,7 +46,7 @@ const INSPECT_GROUPS_PER_STEP = 100;
  * @publicApi
  */
 export class RedisStore implements RateLimitStore {
-  readonly kind = 'redis' as const;
+  readonly source = 'redis' as const;
 
   /** Opens after consecutive failures so a dead or frozen Redis costs requests no waiting. */
   readonly breaker: CircuitBreaker;
@@ -42,14 +54,20 @@ export class RedisStore implements RateLimitStore {
   /** Concurrent consume calls share one script call (not on a cluster). */
   private readonly batcher?: DecideBatcher;
 
-  constructor(
-    readonly client: RedisClient,
-    private readonly timeoutMs: number,
-    private readonly scripts: DecideScripts = loadDecideScripts(),
-    breakerOptions: CircuitBreakerOptions = DEFAULT_BREAKER,
-    private readonly observer?: StoreObserver,
-  ) {
-    this.breaker = new CircuitBreaker(breakerOptions, () => withTimeout(client.ping(), timeoutMs));
+  readonly client: RedisClient;
+  private readonly timeoutMs: number;
+  private readonly scripts: DecideScripts;
+  private readonly observer?: StoreObserver;
+
+  constructor(options: RedisStoreOptions) {
+    const { client, commandTimeoutMs, observer } = options;
+    this.client = client;
+    this.timeoutMs = commandTimeoutMs;
+    this.scripts = options.scripts ?? loadDecideScripts();
+    this.observer = observer;
+    this.breaker = new CircuitBreaker(options.breaker ?? DEFAULT_BREAKER, () =>
+      withTimeout(client.ping(), commandTimeoutMs),
+    );
     // On a cluster one call may only touch one slot, and the identities of a batch are spread.
     this.batcher =
       client instanceof Cluster
@@ -108,7 +126,7 @@ export class RedisStore implements RateLimitStore {
   async inspect(
     groups: readonly (readonly StoreEntry[])[],
   ): Promise<(StoreReply | RateLimitStoreError)[]> {
-    const deadline = performance.now() + INSPECT_BUDGET_MS;
+    const deadline = performance.now() + BACKGROUND_TIMEOUT_MS;
     const roundTrip: RoundTrip = (reply) =>
       withTimeout(reply, Math.max(1, deadline - performance.now()));
     // 100 groups at a time, one after another, so that live traffic's commands are served in
@@ -146,7 +164,7 @@ export class RedisStore implements RateLimitStore {
    * the admin listing's own time budget (never the request path's breaker).
    */
   private perKey<T>(keys: readonly string[], command: (key: string) => Promise<T>): Promise<T[]> {
-    return withTimeout(Promise.all(keys.map(command)), INSPECT_BUDGET_MS);
+    return withTimeout(Promise.all(keys.map(command)), BACKGROUND_TIMEOUT_MS);
   }
 
   async delete(keys: readonly string[]): Promise<void> {

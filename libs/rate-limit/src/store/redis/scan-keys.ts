@@ -1,12 +1,12 @@
-import { Cluster, type Redis } from 'ioredis';
-import { RateLimitStoreError } from '../../errors/rate-limit-store.error';
+import { Cluster, ReplyError, type Redis } from 'ioredis';
+import { InvalidCursorError } from '../../errors/invalid-cursor.error';
 import type { ScanPage } from '../rate-limit-store.interface';
 import type { RedisClient } from './redis-script';
 import { withTimeout } from './with-timeout';
+import { BACKGROUND_TIMEOUT_MS } from '../../rate-limit.constants';
 
 /** SCAN calls per page (each examines about `count` keys): bounded work, never a blocking command. */
 const MAX_SCAN_CALLS = 20;
-const SCAN_TIMEOUT_MS = 2_000;
 
 /**
  * A page of the keys matching `match`, by SCAN: a cluster is scanned master by master, and the
@@ -27,8 +27,10 @@ export async function scanKeys(
     calls++
   ) {
     const [next, found] = await withTimeout(
-      nodes[node].scan(nodeCursor, 'MATCH', match, 'COUNT', Math.max(10, count - keys.length)),
-      SCAN_TIMEOUT_MS,
+      nodes[node]
+        .scan(nodeCursor, 'MATCH', match, 'COUNT', Math.max(10, count - keys.length))
+        .catch(refusedCursor),
+      BACKGROUND_TIMEOUT_MS,
     );
     keys.push(...found);
     if (next === '0') [node, nodeCursor] = [node + 1, '0'];
@@ -42,9 +44,17 @@ function sortedMasters(cluster: Cluster): Redis[] {
   return cluster.nodes('master').sort((a, b) => id(a).localeCompare(id(b)));
 }
 
+/** `<master>:<SCAN cursor>`, as given out above; anything else was not. */
 function parseCursor(cursor: string | null): [number, string] {
-  const match = cursor === null ? null : /^(\d+):(\d+)$/.exec(cursor);
-  if (cursor !== null && !match)
-    throw new RateLimitStoreError('error', `Invalid scan cursor ${JSON.stringify(cursor)}`);
+  const match = cursor === null ? null : /^(\d{1,4}):(\d{1,20})$/.exec(cursor);
+  if (cursor !== null && !match) throw new InvalidCursorError();
   return match ? [Number(match[1]), match[2]] : [0, '0'];
+}
+
+/** Well-formed but not one Redis gave out (past 2^64): Redis refuses it. */
+function refusedCursor(error: unknown): never {
+  if (error instanceof ReplyError && /invalid cursor/i.test((error as Error).message)) {
+    throw new InvalidCursorError();
+  }
+  throw error;
 }

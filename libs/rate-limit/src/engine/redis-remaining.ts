@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { InstanceStanding } from '../runtime/instance-heartbeat.service';
+import type { InstanceStanding } from './instance-standing';
 import type { StoreEntry, StoreReply } from '../store/rate-limit-store.interface';
 import { leftShareOf } from './outage-share';
 

@@ -1,5 +1,5 @@
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
-import type { InstanceStanding } from '../runtime/instance-heartbeat.service';
+import type { InstanceStanding } from './instance-standing';
 
 /**
  * One instance's part of `value`: `1 / instances` of it, the remainder going to the first

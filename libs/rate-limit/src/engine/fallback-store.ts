@@ -1,6 +1,6 @@
 import { capacityOf } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
-import type { InstanceHeartbeat, InstanceStanding } from '../runtime/instance-heartbeat.service';
+import type { InstanceStanding, StandingSource } from './instance-standing';
 import type { MemoryStore } from '../store/memory/memory-store';
 import type {
   StoreEntry,
@@ -34,7 +34,7 @@ export class FallbackStore {
   constructor(
     /** Where the fallback's own decisions are kept. */
     readonly memory: MemoryStore,
-    private readonly heartbeat: Pick<InstanceHeartbeat, 'standing'>,
+    private readonly heartbeat: StandingSource,
     /** A fixed share of each threshold; undefined: 1 / the live instances. */
     private readonly fraction: number | undefined,
     rememberedKeys = DEFAULT_REMEMBERED_KEYS,

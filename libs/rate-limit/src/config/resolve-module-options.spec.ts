@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import type { RateLimitModuleOptions } from './rate-limit-module-options.interface';
-import { DEFAULT_MEMORY_MAX_KEYS } from '../store/memory/memory-keyspace';
+import { DEFAULT_MEMORY_MAX_KEYS } from '../rate-limit.constants';
 import { resolveModuleOptions } from './resolve-module-options';
 
 /** The error resolveModuleOptions throws for these options (fails the test if none). */

@@ -16,10 +16,12 @@ export type RedisConnectionOptions =
   string | RedisOptions | RedisClusterConnection | Redis | Cluster;
 
 /** What to do when Redis cannot decide (down, or slower than `commandTimeoutMs`). */
-export type OnRedisError = 'memory' | 'open' | 'closed';
+export const ON_REDIS_ERROR = ['memory', 'open', 'closed'] as const;
+export type OnRedisError = (typeof ON_REDIS_ERROR)[number];
 
 /** Response header style: `RateLimit-Limit/-Remaining/-Reset`, the IETF draft structured fields, or none. */
-export type HeaderStyle = 'standard' | 'ietf-draft' | 'none';
+export const HEADER_STYLES = ['standard', 'ietf-draft', 'none'] as const;
+export type HeaderStyle = (typeof HEADER_STYLES)[number];
 
 /**
  * Options of `RateLimitModule.forRoot()` / `forRootAsync()`.

@@ -1,20 +1,13 @@
 import type {
   DecisionSource,
   RateLimitDecision,
-  RateLimitReason,
 } from '../decision/rate-limit-decision.interface';
 import { capacityOf } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import type { StoreOutcome } from '../store/rate-limit-store.interface';
+import { REASON_OF_CODE } from '../store/reason-code';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-const REASONS: readonly (RateLimitReason | undefined)[] = [
-  undefined,
-  'limit',
-  'blocked',
-  'cost-exceeds-capacity',
-];
 
 export function toDecision(
   policy: RateLimitPolicy,
@@ -32,7 +25,7 @@ export function toDecision(
     source,
   };
   // Only a refusal has a reason; set in place rather than spread (this runs per request).
-  const reason = REASONS[outcome.reason];
+  const reason = REASON_OF_CODE[outcome.reason];
   if (reason) decision.reason = reason;
   return decision;
 }

@@ -2,7 +2,7 @@ import { normalizePolicy } from '../policy/normalize-policy';
 import type { RateLimitAlgorithm } from '../policy/rate-limit-algorithm';
 import { RATE_LIMIT_ALGORITHMS } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
-import type { InstanceStanding } from '../runtime/instance-heartbeat.service';
+import type { InstanceStanding } from './instance-standing';
 import { MemoryStore } from '../store/memory/memory-store';
 import type { StoreEntry, StoreReply } from '../store/rate-limit-store.interface';
 import { FallbackStore } from './fallback-store';

@@ -12,14 +12,16 @@ import {
   DEFAULT_API_KEY_HEADER,
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_KEY_PREFIX,
+  DEFAULT_MEMORY_MAX_KEYS,
   DEFAULT_POLICY_REFRESH_MS,
   DEFAULT_STATS_FLUSH_MS,
 } from '../rate-limit.constants';
-import { DEFAULT_MEMORY_MAX_KEYS } from '../store/memory/memory-keyspace';
-import type {
-  HeaderStyle,
-  OnRedisError,
-  RateLimitModuleOptions,
+import {
+  HEADER_STYLES,
+  ON_REDIS_ERROR,
+  type HeaderStyle,
+  type OnRedisError,
+  type RateLimitModuleOptions,
 } from './rate-limit-module-options.interface';
 
 /** Module options validated once at bootstrap, with defaults and derived helpers. */
@@ -171,12 +173,7 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Rate
     keys,
     identityHashing,
     key: options.key ?? 'ip',
-    onRedisError: oneOf(
-      'onRedisError',
-      options.onRedisError,
-      ['memory', 'open', 'closed'],
-      'memory',
-    ),
+    onRedisError: oneOf('onRedisError', options.onRedisError, ON_REDIS_ERROR, 'memory'),
     fallbackShare: fraction('fallbackShare', options.fallbackShare),
     commandTimeoutMs: timeout,
     memoryMaxKeys: integerIn(
@@ -186,7 +183,7 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Rate
       1,
       MAX_MEMORY_KEYS,
     ),
-    headers: oneOf('headers', options.headers, ['standard', 'ietf-draft', 'none'], 'standard'),
+    headers: oneOf('headers', options.headers, HEADER_STYLES, 'standard'),
     apiKeyHeader,
     clientIp: clientIpResolver(options.trustProxy),
     policyRefreshMs,

@@ -1,7 +1,8 @@
 import { Test } from '@nestjs/testing';
-import { FallbackStore } from '../service/fallback-store';
-import { MemoryStore } from '../store/memory/memory-store';
-import { RateLimitModule } from './rate-limit.module';
+import { FallbackStore } from '../engine/fallback-store';
+import { type MemoryStore } from '../store/memory/memory-store';
+import { RateLimitModule } from '../module/rate-limit.module';
+import { RATE_LIMIT_STORE } from '../rate-limit.constants';
 
 describe('RateLimitModule memoryMaxKeys', () => {
   it('caps both memory stores: the standalone one and the Redis fallback', async () => {
@@ -9,7 +10,7 @@ describe('RateLimitModule memoryMaxKeys', () => {
       imports: [RateLimitModule.forRoot({ memoryMaxKeys: 7 })],
     }).compile();
     try {
-      expect(moduleRef.get(MemoryStore).keyspace.maxKeys).toBe(7);
+      expect(moduleRef.get<MemoryStore>(RATE_LIMIT_STORE).keyspace.maxKeys).toBe(7);
       expect(moduleRef.get(FallbackStore).memory.keyspace.maxKeys).toBe(7);
     } finally {
       await moduleRef.close();

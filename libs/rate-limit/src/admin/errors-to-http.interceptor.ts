@@ -1,0 +1,43 @@
+import {
+  BadRequestException,
+  ConflictException,
+  GatewayTimeoutException,
+  NotFoundException,
+  ServiceUnavailableException,
+  type CallHandler,
+  type ExecutionContext,
+  type HttpException,
+  type NestInterceptor,
+} from '@nestjs/common';
+import { catchError, throwError, type Observable } from 'rxjs';
+import { InvalidCursorError } from '../errors/invalid-cursor.error';
+import { InvalidPolicyChangeError } from '../errors/invalid-policy-change.error';
+import { RateLimitStoreError } from '../errors/rate-limit-store.error';
+import { StoredKeyConflictError } from '../errors/stored-key-conflict.error';
+import { UncertainWriteError } from '../errors/uncertain-write.error';
+import { UnknownPolicyError } from '../errors/unknown-policy.error';
+
+/**
+ * The one place the admin API turns the library's errors into HTTP answers; anything else
+ * (HTTP errors of guards and pipes, defects) passes as it is.
+ */
+export function toHttpError(error: unknown): unknown {
+  if (error instanceof UnknownPolicyError) return new NotFoundException(error.message);
+  if (error instanceof InvalidPolicyChangeError) return new BadRequestException(error.problems);
+  if (error instanceof InvalidCursorError) return new BadRequestException(error.message);
+  if (error instanceof StoredKeyConflictError) return new ConflictException(error.message);
+  if (error instanceof UncertainWriteError) return new GatewayTimeoutException(error.message);
+  if (error instanceof RateLimitStoreError) {
+    return new ServiceUnavailableException(`Redis is unavailable: ${error.message}`);
+  }
+  return error;
+}
+
+/** Applies toHttpError to what the admin controller's handlers throw. */
+export class ErrorsToHttpInterceptor implements NestInterceptor {
+  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    return next
+      .handle()
+      .pipe(catchError((error: unknown) => throwError(() => toHttpError(error) as HttpException)));
+  }
+}

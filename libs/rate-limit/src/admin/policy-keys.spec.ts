@@ -1,0 +1,73 @@
+import { resolveModuleOptions } from '../config/resolve-module-options';
+import { RateLimitStoreError } from '../errors/rate-limit-store.error';
+import { normalizePolicy } from '../policy/normalize-policy';
+import type { IdentityResets } from '../runtime/identity-resets.service';
+import type { RateLimitStore, StoreReply } from '../store/rate-limit-store.interface';
+import { REASON } from '../store/reason-code';
+import { PolicyKeys } from './policy-keys';
+import { toHttpError } from './errors-to-http.interceptor';
+
+const config = resolveModuleOptions({ keyPrefix: 'rl' });
+const policy = normalizePolicy({ limit: 5, window: '10s' }, 'p', 'test');
+
+/**
+ * The admin's read model over a store whose SCAN finds two keys, and whose batched read of
+ * their usage answers `inspect()` (a reply per key, an Error for a key that could not be read).
+ */
+function keysWith(inspect: () => Promise<(StoreReply | Error)[]>): PolicyKeys {
+  const store = {
+    source: 'redis',
+    scan: async () => ({
+      keys: ['rl:{ip%3A10.0.0.1}:p:fixed-window', 'rl:{ip%3A10.0.0.2}:p:fixed-window'],
+      cursor: null,
+    }),
+    existing: async (keys: string[]) => keys.map(() => false),
+    inspect,
+  } as unknown as RateLimitStore;
+  return new PolicyKeys(store, config, {} as IdentityResets);
+}
+
+const usage = (remaining: number): StoreReply => ({
+  admitted: true,
+  outcomes: [{ allowed: true, remaining, resetMs: 0, retryAfterMs: 0, reason: REASON.admitted }],
+  decidedAtUs: 0,
+});
+
+describe('PolicyKeys (the admin keys listing)', () => {
+  it('lists what Redis answered', async () => {
+    const page = await keysWith(async () => [usage(5), usage(3)]).page(policy, undefined, 100);
+    expect(page.items).toEqual([
+      { identity: 'ip:10.0.0.1', used: 0, remaining: 5, resetMs: 0, blockedMs: 0 },
+      { identity: 'ip:10.0.0.2', used: 2, remaining: 3, resetMs: 0, blockedMs: 0 },
+    ]);
+  });
+
+  it('leaves out a key Redis could not read (another type, written by hand)', async () => {
+    const wrongType = new RateLimitStoreError('error', 'WRONGTYPE');
+    const page = await keysWith(async () => [wrongType, usage(4)]).page(policy, undefined, 100);
+    expect(page.items.map((i) => i.identity)).toEqual(['ip:10.0.0.2']);
+  });
+
+  it('answers 503 when Redis does not answer the read, never usage made up elsewhere', async () => {
+    const failing = keysWith(async () => {
+      throw new RateLimitStoreError('timeout', 'Redis did not answer within 2000 ms');
+    });
+    const error = await failing.page(policy, undefined, 100).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitStoreError);
+    expect(toHttpError(error)).toMatchObject({
+      status: 503,
+      message: 'Redis is unavailable: Redis did not answer within 2000 ms',
+    });
+  });
+
+  it('turns a client error that is not one of the library (connection closed) into a 503', async () => {
+    const failing = keysWith(async () => {
+      throw new Error('Connection is closed.');
+    });
+    const error = await failing.page(policy, undefined, 100).catch((e: unknown) => e);
+    expect(toHttpError(error)).toMatchObject({
+      status: 503,
+      message: 'Redis is unavailable: Connection is closed.',
+    });
+  });
+});

@@ -1,0 +1,132 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import type { RateLimitConfig } from '../config/resolve-module-options';
+import type { RateLimitVerdict } from '../decision/rate-limit-decision.interface';
+import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
+import { DECISION_OBSERVERS, RATE_LIMIT_CONFIG, RATE_LIMIT_STORE } from '../rate-limit.constants';
+import { PolicyRegistry } from '../registry/policy-registry';
+import type { RateLimitStore, StoreOp, StoreReply } from '../store/rate-limit-store.interface';
+import { BlockedCache, rejectionKey } from './blocked-cache';
+import type { DecisionObserver } from './decision-observer';
+import { FallbackStore } from './fallback-store';
+import { OutageFallback } from './outage-fallback';
+import type { DecideOptions, PolicyRequest } from './policy-request';
+import { groupRequests, keysOfTags } from './request-groups';
+import { decideGroups } from './store-calls';
+import { verdictOf } from './verdict-of';
+
+/**
+ * Decides requests: a remembered rejection, else group by identity -> one store call per group
+ * -> verdict, refunding admitted groups when another rejects, and `onRedisError` when the store
+ * cannot decide. Knows the store only by its interface.
+ */
+@Injectable()
+export class DecisionEngine implements OnModuleDestroy {
+  private readonly logger = new Logger('RateLimit');
+  private readonly blocked = new BlockedCache();
+  private readonly fallback: OutageFallback;
+
+  constructor(
+    @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
+    @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
+    private readonly registry: PolicyRegistry,
+    private readonly insurance: FallbackStore,
+    @Inject(DECISION_OBSERVERS) private readonly observers: readonly DecisionObserver[],
+  ) {
+    this.fallback = new OutageFallback(config.onRedisError, insurance);
+    // A policy change may let remembered rejections through sooner.
+    registry.onChange(() => this.forgetRejections());
+  }
+
+  /**
+   * Every policy of one request, all-or-nothing. A rejection Redis gave these requests is
+   * answered from memory while it holds, synchronously: a flood costs no promise and no round
+   * trip. Counted by the observers either way.
+   */
+  decide(
+    requests: readonly PolicyRequest[],
+    options?: DecideOptions,
+  ): RateLimitVerdict | Promise<RateLimitVerdict> {
+    // An explicit `now` (tests) is not wall time: remembered rejections do not apply to it.
+    const wallTime = options?.nowMs === undefined;
+    // While nobody is blocked (the usual case) a request builds no cache key at all.
+    if (wallTime && this.blocked.size > 0) {
+      const cached = this.blocked.get(this.rejectionKey(requests), Date.now());
+      if (cached) return this.counted(cached);
+    }
+    return this.consume(requests, wallTime, options);
+  }
+
+  /** The standing under one policy, without charging anything or counting a decision. */
+  peek(request: PolicyRequest, options?: DecideOptions): Promise<RateLimitVerdict> {
+    return this.run('peek', [request], options);
+  }
+
+  /** Forgets the identities' state (every algorithm, block included) in the store and fallback. */
+  async reset(policy: RateLimitPolicy, tags: readonly string[]): Promise<void> {
+    const keys = keysOfTags(this.config.keys, policy, tags);
+    await Promise.all([this.store.delete(keys), this.insurance.delete(keys)]);
+    this.forgetRejections();
+  }
+
+  /**
+   * Forgets what this instance holds of identities another instance reset: their state in the
+   * memory fallback, and remembered rejections.
+   */
+  async forgetIdentities(policyName: string, tags: readonly string[]): Promise<void> {
+    this.forgetRejections();
+    const policy = this.registry.get(policyName);
+    if (policy) await this.insurance.delete(keysOfTags(this.config.keys, policy, tags));
+  }
+
+  forgetRejections(): void {
+    this.blocked.clear();
+  }
+
+  onModuleDestroy(): void {
+    this.fallback.close();
+  }
+
+  private async consume(
+    requests: readonly PolicyRequest[],
+    wallTime: boolean,
+    options?: DecideOptions,
+  ): Promise<RateLimitVerdict> {
+    const nowMs = Date.now();
+    const verdict = await this.run('consume', requests, options);
+    if (wallTime && !verdict.allowed) {
+      this.blocked.remember(this.rejectionKey(requests), verdict, nowMs);
+    }
+    return this.counted(verdict);
+  }
+
+  private async run(
+    op: StoreOp,
+    requests: readonly PolicyRequest[],
+    options?: DecideOptions,
+  ): Promise<RateLimitVerdict> {
+    const nowUs = options?.nowMs === undefined ? undefined : Math.floor(options.nowMs * 1000);
+    const groups = groupRequests(this.config.keys, requests);
+    const startedMs = Date.now();
+    let replies: StoreReply[];
+    try {
+      // The usual case, one identity: one store call and nothing to refund.
+      replies =
+        groups.length === 1
+          ? [await this.store.decide(op, groups[0].entries, nowUs)]
+          : await decideGroups(this.store, op, groups, nowUs, this.logger);
+    } catch (error) {
+      return this.fallback.decide(op, requests, groups, error as Error, nowUs, startedMs);
+    }
+    this.fallback.decided(op, groups, replies, startedMs);
+    return verdictOf(requests, groups, replies, this.store.source);
+  }
+
+  private counted(verdict: RateLimitVerdict): RateLimitVerdict {
+    for (const observer of this.observers) observer.observe(verdict);
+    return verdict;
+  }
+
+  private rejectionKey(requests: readonly PolicyRequest[]): string {
+    return rejectionKey(requests, this.config.keys.identityTag);
+  }
+}

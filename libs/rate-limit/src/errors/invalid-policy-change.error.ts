@@ -1,0 +1,8 @@
+import { RateLimitError } from './rate-limit.error';
+
+/** A runtime change of thresholds that would make an invalid policy; nothing was written. */
+export class InvalidPolicyChangeError extends RateLimitError {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('; '));
+  }
+}

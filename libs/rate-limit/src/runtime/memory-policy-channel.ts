@@ -1,0 +1,28 @@
+import type { PolicyOverride } from '../policy/policy-thresholds';
+import type { OverrideListener, PolicyChannel, ResetListener } from './policy-channel';
+
+/** A single instance without Redis: announcements reach this process's listeners at once. */
+export class MemoryPolicyChannel implements PolicyChannel {
+  private readonly overrideListeners: OverrideListener[] = [];
+  private readonly resetListeners: ResetListener[] = [];
+
+  onOverride(listener: OverrideListener): void {
+    this.overrideListeners.push(listener);
+  }
+
+  onReset(listener: ResetListener): void {
+    this.resetListeners.push(listener);
+  }
+
+  async subscribe(): Promise<void> {}
+
+  async announceOverride(name: string, override: PolicyOverride | null): Promise<void> {
+    for (const listener of this.overrideListeners) listener(name, override);
+  }
+
+  async announceReset(name: string, tags: readonly string[]): Promise<void> {
+    for (const listener of this.resetListeners) listener(name, tags);
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,25 @@
+import type { PolicyOverride } from '../policy/policy-thresholds';
+
+/** Someone (maybe another instance) changed a policy's override; null means removed. */
+export type OverrideListener = (name: string, override: PolicyOverride | null) => void;
+
+/** Identities of the policy (their key tags) were reset on some instance. */
+export type ResetListener = (name: string, tags: readonly string[]) => void;
+
+/**
+ * How instances tell each other about policy changes and resets: Redis Pub/Sub on
+ * `<prefix>:policy-changes`, or this process alone when no Redis is configured. Announcing
+ * never throws: the change it tells of is already written, and the refresh spreads it anyway.
+ */
+export interface PolicyChannel {
+  onOverride(listener: OverrideListener): void;
+  onReset(listener: ResetListener): void;
+  /**
+   * Starts listening for announcements of any instance (this one included); resolves once
+   * listening, or after `waitMs` (the refresh interval covers a late subscription).
+   */
+  subscribe(waitMs: number): Promise<void>;
+  announceOverride(name: string, override: PolicyOverride | null): Promise<void>;
+  announceReset(name: string, tags: readonly string[]): Promise<void>;
+  close(): Promise<void>;
+}

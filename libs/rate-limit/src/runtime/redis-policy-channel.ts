@@ -1,0 +1,121 @@
+import { Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Cluster, type Redis } from 'ioredis';
+import type { PolicyOverride } from '../policy/policy-thresholds';
+import { BACKGROUND_TIMEOUT_MS } from '../rate-limit.constants';
+import { closeClient } from '../store/redis/close-client';
+import type { RedisClient } from '../store/redis/redis-script';
+import { withTimeout } from '../store/redis/with-timeout';
+import type { OverrideListener, PolicyChannel, ResetListener } from './policy-channel';
+import { encodeOverride, parseOverrideHash } from './policy-override-codec';
+
+interface ChangeMessage {
+  name: string;
+  override?: PolicyOverride | null;
+  reset?: true;
+  /** The key tags of the identities reset. */
+  tags?: string[];
+}
+
+/**
+ * Announcements on `<prefix>:policy-changes`, each holding what changed (the new override, or
+ * the reset identities), so other instances act without another round trip. Listening uses a
+ * connection of its own (a subscribed connection can run no other command).
+ */
+export class RedisPolicyChannel implements PolicyChannel, OnModuleDestroy {
+  private readonly logger = new Logger('RateLimit');
+  private readonly overrideListeners: OverrideListener[] = [];
+  private readonly resetListeners: ResetListener[] = [];
+  private subscriber?: RedisClient;
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly prefix: string,
+  ) {}
+
+  private get channel(): string {
+    return `${this.prefix}:policy-changes`;
+  }
+
+  onOverride(listener: OverrideListener): void {
+    this.overrideListeners.push(listener);
+  }
+
+  onReset(listener: ResetListener): void {
+    this.resetListeners.push(listener);
+  }
+
+  async subscribe(waitMs: number): Promise<void> {
+    // Unlike the request path, the subscriber may queue while (re)connecting: it never blocks a request.
+    const queueing = { enableOfflineQueue: true, maxRetriesPerRequest: null };
+    const subscriber =
+      this.client instanceof Cluster
+        ? this.client.duplicate([], { enableOfflineQueue: true, redisOptions: queueing })
+        : this.client.duplicate(queueing);
+    this.subscriber = subscriber;
+    subscriber.on('error', () => undefined);
+    subscriber.on('message', (_channel: string, raw: string) => this.received(raw));
+    const subscribed = (subscriber as Redis).subscribe(this.channel).then(() => undefined);
+    await withTimeout(subscribed, waitMs).catch((error: Error) => {
+      this.logger.warn(
+        `Not yet subscribed to ${this.channel} (${error.message}); relying on the refresh interval until then`,
+      );
+    });
+  }
+
+  announceOverride(name: string, override: PolicyOverride | null): Promise<void> {
+    return this.publish({ name, override });
+  }
+
+  announceReset(name: string, tags: readonly string[]): Promise<void> {
+    return this.publish({ name, reset: true, tags: [...tags] });
+  }
+
+  async close(): Promise<void> {
+    const subscriber = this.subscriber;
+    this.subscriber = undefined;
+    if (subscriber) await closeClient(subscriber);
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.close();
+  }
+
+  /** A failure is logged, not thrown: the change stands (see PolicyChannel). */
+  private async publish(message: ChangeMessage): Promise<void> {
+    try {
+      await withTimeout(
+        this.client.publish(this.channel, JSON.stringify(message)),
+        BACKGROUND_TIMEOUT_MS,
+      );
+    } catch (error) {
+      this.logger.warn(
+        `Could not announce the change of policy "${message.name}" on ${this.channel} ` +
+          `(${(error as Error).message}); it is written: ` +
+          (message.reset
+            ? 'other instances forget what they remember of the identities when it expires'
+            : 'other instances apply it at their next refresh'),
+      );
+    }
+  }
+
+  private received(raw: string): void {
+    try {
+      const message = JSON.parse(raw) as ChangeMessage;
+      if (typeof message.name !== 'string') return;
+      if (message.reset) {
+        const tags = Array.isArray(message.tags) ? message.tags.filter(isString) : [];
+        for (const listener of this.resetListeners) listener(message.name, tags);
+        return;
+      }
+      const override =
+        message.override && parseOverrideHash(encodeOverride(message.override)).override;
+      for (const listener of this.overrideListeners) listener(message.name, override ?? null);
+    } catch {
+      this.logger.warn(`Ignored a malformed message on ${this.channel}`);
+    }
+  }
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
+}
