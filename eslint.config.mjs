@@ -3,10 +3,11 @@ import eslint from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import prettier from 'eslint-config-prettier/flat';
 import tseslint from 'typescript-eslint';
+import { appRules, layerRules } from './tools/layers.mjs';
 
 export default defineConfig(
   {
-    ignores: ['dist/', 'node_modules/', 'coverage/', '**/*.js', '**/*.cjs', '**/*.mjs'],
+    ignores: ['dist/', 'node_modules/', 'coverage/', 'reports/', '.stryker-tmp/', '**/*.js', '**/*.cjs', '**/*.mjs'],
   },
   eslint.configs.recommended,
   tseslint.configs.recommended,
@@ -39,6 +40,9 @@ export default defineConfig(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  // Dependencies point one way (tools/layers.mjs, docs/ARCHITECTURE.md).
+  ...layerRules(),
+  appRules,
   // Last: turns off every stylistic rule that Prettier owns.
   prettier,
 );

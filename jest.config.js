@@ -11,7 +11,7 @@
  * untransformed.
  *
  * Redis: there is no globalSetup. Each integration/e2e file starts its own Redis with
- * `startTestRedis()` from test/support/redis-test-server.ts (REDIS_URL, else Docker if an engine
+ * `startTestRedis()` from libs/rate-limit/test/support/redis-test-server.ts (REDIS_URL, else Docker if an engine
  * answers, else a spawned `redis-server` on a free port) and disposes it in `afterAll`.
  */
 
@@ -68,7 +68,11 @@ module.exports = {
     {
       ...shared,
       displayName: 'unit',
-      testMatch: ['<rootDir>/libs/**/src/**/*.spec.ts', '<rootDir>/apps/**/src/**/*.spec.ts'],
+      testMatch: [
+        '<rootDir>/libs/**/src/**/*.spec.ts',
+        '<rootDir>/apps/**/src/**/*.spec.ts',
+        '<rootDir>/tools/**/*.spec.ts',
+      ],
     },
     {
       ...shared,

@@ -1,132 +1,13 @@
 /** Turns the raw runs into medians, paired ratios, target verdicts and a markdown report. */
-import type { HttpRun } from './http/http-bench';
 import { SCENARIOS } from './http/scenarios';
-import { CONTENDERS, type ContenderName } from './library/contenders';
-import type { KeyMode, LibraryRun } from './library/library-bench';
-import type { MemoryRun } from './library/memory-bench';
-import type { Machine } from './support/machine';
-import { type Spread, spread } from './support/stats';
+import { CONTENDERS } from './library/contenders';
+import type { BenchResults } from './bench-results';
+import { counts, httpRatio, libRatio, ONE, ratio, usec } from './report-ratios';
+import { spread } from './support/stats';
+import { targets } from './targets';
 
-export interface BenchConfig {
-  readonly mode: 'full' | 'quick';
-  readonly http: {
-    repetitions: number;
-    durationSec: number;
-    warmupSec: number;
-    connections: number;
-  };
-  readonly library: {
-    repetitions: number;
-    durationMs: number;
-    warmupMs: number;
-    inflight: number[];
-    keyCount: number;
-  };
-  readonly memoryClients: number;
-  /** Pause before each used_memory reading, so Redis can shrink the client buffers. */
-  readonly memorySettleMs: number;
-}
-
-export interface BenchResults {
-  readonly startedAt: string;
-  readonly finishedAt: string;
-  readonly machine: Machine;
-  readonly config: BenchConfig;
-  readonly http: HttpRun[];
-  readonly library: LibraryRun[];
-  readonly libraryOursNotFromRedis: number;
-  readonly memory: MemoryRun[];
-}
-
-const ONE = 'ours-fixed-window';
-
-/** Per-repetition ratio a/b of two HTTP scenarios (only repetitions where both ran). */
-function httpRatio(runs: readonly HttpRun[], a: string, b: string): Spread {
-  const reps = [...new Set(runs.map((r) => r.repetition))];
-  const values = reps.flatMap((rep) => {
-    const x = runs.find((r) => r.repetition === rep && r.scenario === a);
-    const y = runs.find((r) => r.repetition === rep && r.scenario === b);
-    return x && y ? [x.rps / y.rps] : [];
-  });
-  return spread(values);
-}
-
-function libRatio(
-  runs: readonly LibraryRun[],
-  keys: KeyMode,
-  inflight: number,
-  a: ContenderName,
-  b: ContenderName,
-): Spread {
-  const cell = runs.filter((r) => r.keys === keys && r.inflight === inflight);
-  const reps = [...new Set(cell.map((r) => r.repetition))];
-  return spread(
-    reps.flatMap((rep) => {
-      const x = cell.find((r) => r.repetition === rep && r.contender === a);
-      const y = cell.find((r) => r.repetition === rep && r.contender === b);
-      return x && y ? [x.opsPerSec / y.opsPerSec] : [];
-    }),
-  );
-}
-
-const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
-const x2 = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}x` : 'n/a');
-const ratio = (s: Spread) => `**${x2(s.median)}** (${x2(s.min)}–${x2(s.max)})`;
-const usec = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
-const counts = (s: Spread) => `${int(s.median)} (${int(s.min)}–${int(s.max)})`;
-
-export interface TargetVerdict {
-  readonly target: string;
-  readonly measured: string;
-  readonly pass: boolean;
-}
-
-export function targets(results: BenchResults): TargetVerdict[] {
-  const { http, library, memory } = results;
-  const verdicts: TargetVerdict[] = [];
-  const vsBare = httpRatio(http, ONE, 'bare');
-  verdicts.push({
-    target: 'guarded route (1 policy, all allowed) >= 0.90x bare',
-    measured: x2(vsBare.median),
-    pass: vsBare.median >= 0.9,
-  });
-  const vsThrottlerRedis = httpRatio(http, ONE, 'throttler-redis');
-  verdicts.push({
-    target: 'guarded route >= 1.3x @nestjs/throttler + Redis storage',
-    measured: x2(vsThrottlerRedis.median),
-    pass: vsThrottlerRedis.median >= 1.3,
-  });
-  const stackedCost = httpRatio(http, ONE, 'ours-stacked-3');
-  verdicts.push({
-    target: '3 stacked policies <= 1.1x the cost (time per request) of 1 policy',
-    measured: x2(stackedCost.median),
-    pass: stackedCost.median <= 1.1,
-  });
-  const flood = httpRatio(http, 'ours-flood', 'bare');
-  verdicts.push({
-    target: 'flood of rejected requests >= 0.95x bare',
-    measured: x2(flood.median),
-    pass: flood.median >= 0.95,
-  });
-  for (const keys of ['hot key', '10,000 keys'] as const) {
-    const r = libRatio(library, keys, 256, 'ours', 'rate-limiter-flexible');
-    verdicts.push({
-      target: `consume() at 256 in flight >= 1.5x rate-limiter-flexible (${keys})`,
-      measured: x2(r.median),
-      pass: r.median >= 1.5,
-    });
-  }
-  for (const algo of ['fixed-window', 'gcra']) {
-    const m = memory.find((r) => r.contender === `ours ${algo}`);
-    const b = m?.bytesPerClient ?? Number.NaN;
-    verdicts.push({
-      target: `Redis memory per idle client <= 120 B, ${algo} (used_memory delta)`,
-      measured: `${b.toFixed(1)} B`,
-      pass: b <= 120,
-    });
-  }
-  return verdicts;
-}
+export type { BenchConfig, BenchResults } from './bench-results';
+export { targets };
 
 export function renderMarkdown(results: BenchResults): string {
   const { machine, config, http, library, memory } = results;

@@ -11,7 +11,7 @@ import {
   startTestRedis,
   uniquePrefix,
   type TestRedis,
-} from './support/redis-test-server';
+} from '../libs/rate-limit/test/support/redis-test-server';
 import { createDemoApp } from './utils/create-demo-app';
 import { untilDisconnected, untilReady } from './utils/redis-readiness';
 

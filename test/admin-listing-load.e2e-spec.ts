@@ -8,7 +8,7 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { RateLimiterService, RateLimitMetrics } from '@app/rate-limit';
 import { metricTotal, parseMetrics } from './support/demo-process';
-import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../libs/rate-limit/test/support/redis-test-server';
 import { createDemoApp } from './utils/create-demo-app';
 import { untilReady } from './utils/redis-readiness';
 

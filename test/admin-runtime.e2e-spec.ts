@@ -1,9 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import Redis from 'ioredis';
 import request from 'supertest';
-import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../libs/rate-limit/test/support/redis-test-server';
 import { createDemoApp } from './utils/create-demo-app';
-import { within } from './support/within';
+import { within } from '../libs/rate-limit/test/support/within';
 
 /**
  * The admin API on TWO demo instances sharing one Redis: what an operator changes on one is

@@ -2,7 +2,7 @@ import { ConsoleLogger, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { AppModule } from '../apps/demo/src/app.module';
-import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../libs/rate-limit/test/support/redis-test-server';
 
 /** Everything the app logs, as text. */
 class CapturingLogger extends ConsoleLogger {

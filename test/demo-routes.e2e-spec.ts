@@ -9,9 +9,9 @@
 import type { INestApplication } from '@nestjs/common';
 import request, { type Response } from 'supertest';
 import { RATE_LIMIT_ALGORITHMS, RateLimiterService } from '@app/rate-limit';
-import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../libs/rate-limit/test/support/redis-test-server';
 import { createDemoApp } from './utils/create-demo-app';
-import { ensureWindowHeadroom } from './utils/window-headroom';
+import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
 
 const ALGORITHMS = RATE_LIMIT_ALGORITHMS;
 

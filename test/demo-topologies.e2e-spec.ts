@@ -1,8 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { startTestCluster, type TestCluster } from './support/redis-cluster';
-import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
-import { startTestSentinel, type TestSentinel } from './support/redis-sentinel';
+import { startTestCluster, type TestCluster } from '../libs/rate-limit/test/support/redis-cluster';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../libs/rate-limit/test/support/redis-test-server';
+import { startTestSentinel, type TestSentinel } from '../libs/rate-limit/test/support/redis-sentinel';
 import { createDemoApp } from './utils/create-demo-app';
 
 /**

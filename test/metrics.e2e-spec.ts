@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../libs/rate-limit/test/support/redis-test-server';
 import { createDemoApp } from './utils/create-demo-app';
 
 /** Reads one sample `name{labels} value` from a Prometheus text exposition. */

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startTestRedis, uniquePrefix } from './support/redis-test-server';
+import { startTestRedis, uniquePrefix } from '../libs/rate-limit/test/support/redis-test-server';
 import { createDemoApp } from './utils/create-demo-app';
 import { untilReady } from './utils/redis-readiness';
 

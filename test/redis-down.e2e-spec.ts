@@ -24,11 +24,11 @@ import {
   startTestRedis,
   uniquePrefix,
   type TestRedis,
-} from './support/redis-test-server';
+} from '../libs/rate-limit/test/support/redis-test-server';
 import { createDemoApp } from './utils/create-demo-app';
 import { untilDisconnected, untilReady, untilReconnectDelay } from './utils/redis-readiness';
 import { UnhandledRejections } from './utils/unhandled-rejections';
-import { ensureWindowHeadroom } from './utils/window-headroom';
+import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
 
 type Mode = 'memory' | 'open' | 'closed';
 

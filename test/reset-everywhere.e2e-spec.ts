@@ -11,8 +11,8 @@ import { RATE_LIMIT_CONFIG } from '@app/rate-limit/rate-limit.constants';
 import { PolicyRegistry } from '@app/rate-limit';
 import { InstanceHeartbeat } from '@app/rate-limit/runtime/instance-heartbeat.service';
 import { FallbackStore } from '@app/rate-limit/engine/fallback-store';
-import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
-import { within } from './support/within';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../libs/rate-limit/test/support/redis-test-server';
+import { within } from '../libs/rate-limit/test/support/within';
 import { createDemoApp } from './utils/create-demo-app';
 import { untilReady } from './utils/redis-readiness';
 

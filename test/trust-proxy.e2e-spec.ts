@@ -5,7 +5,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { request } from 'node:http';
 import { startReverseProxy, type ReverseProxy } from './support/reverse-proxy';
-import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../libs/rate-limit/test/support/redis-test-server';
 import { createDemoApp } from './utils/create-demo-app';
 import { untilReady } from './utils/redis-readiness';
 

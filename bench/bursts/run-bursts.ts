@@ -13,10 +13,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RATE_LIMIT_ALGORITHMS } from '../../libs/rate-limit/src/policy/rate-limit-algorithm';
 import { type RedisEnv, startFleet } from '../../test/support/demo-fleet';
-import { startTestCluster } from '../../test/support/redis-cluster';
-import { startTestRedis } from '../../test/support/redis-test-server';
+import { startTestCluster } from '../../libs/rate-limit/test/support/redis-cluster';
+import { startTestRedis } from '../../libs/rate-limit/test/support/redis-test-server';
 import { newSourceAddress, startLoadGenerator } from '../../test/support/load-generator';
-import { windowWithoutBoundary } from '../../test/utils/window-headroom';
+import { windowWithoutBoundary } from '../../libs/rate-limit/test/support/window-headroom';
 import { runBenchmark } from '../support/processes';
 
 const LIMIT = 50;

@@ -1,14 +1,14 @@
 /**
  * A redis-server the benchmark owns: spawned on a free 127.0.0.1 port with persistence off by the
- * test harness's spawnRedisServer (test/support/spawn-redis-server.ts), stopped at the end.
+ * test harness's spawnRedisServer (libs/rate-limit/test/support/spawn-redis-server.ts), stopped at the end.
  */
 import { stopChild, track } from './processes';
-import { findFreePort } from '../../test/support/redis-test-server';
+import { findFreePort } from '../../libs/rate-limit/test/support/redis-test-server';
 import {
   PortInUseError,
   spawnRedisServer,
   throwawayServerArgs,
-} from '../../test/support/spawn-redis-server';
+} from '../../libs/rate-limit/test/support/spawn-redis-server';
 
 export interface BenchRedis {
   readonly url: string;

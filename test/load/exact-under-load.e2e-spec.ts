@@ -6,8 +6,8 @@
  * instance's event loop blocked in the middle of a burst, and no decision leaves Redis.
  */
 import { RATE_LIMIT_ALGORITHMS } from '../../libs/rate-limit/src/policy/rate-limit-algorithm';
-import { startTestCluster, type TestCluster } from '../support/redis-cluster';
-import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';
+import { startTestCluster, type TestCluster } from '../../libs/rate-limit/test/support/redis-cluster';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../../libs/rate-limit/test/support/redis-test-server';
 import { type Fleet, type RedisEnv, startFleet } from '../support/demo-fleet';
 import {
   type Burst,
@@ -15,7 +15,7 @@ import {
   newSourceAddress,
   startLoadGenerator,
 } from '../support/load-generator';
-import { windowWithoutBoundary } from '../utils/window-headroom';
+import { windowWithoutBoundary } from '../../libs/rate-limit/test/support/window-headroom';
 
 const INSTANCES = 3;
 /** One algorithm's bursts take 15-20 s alone, longer beside the rest of the suite. */

@@ -5,7 +5,7 @@
  * and Redis holds no API key in clear.
  */
 import Redis from 'ioredis';
-import { startTestRedis, type TestRedis } from '../support/redis-test-server';
+import { startTestRedis, type TestRedis } from '../../libs/rate-limit/test/support/redis-test-server';
 import { type Fleet, startFleet } from '../support/demo-fleet';
 import {
   type LoadGenerator,

@@ -7,13 +7,13 @@
 import { RATE_LIMIT_ALGORITHMS } from '../../libs/rate-limit/src/policy/rate-limit-algorithm';
 import { type Fleet, startFleet } from '../support/demo-fleet';
 import { metricTotal } from '../support/demo-process';
-import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../../libs/rate-limit/test/support/redis-test-server';
 import {
   type LoadGenerator,
   newSourceAddress,
   startLoadGenerator,
 } from '../support/load-generator';
-import { windowWithoutBoundary } from '../utils/window-headroom';
+import { windowWithoutBoundary } from '../../libs/rate-limit/test/support/window-headroom';
 
 const INSTANCES = 3;
 /** One algorithm takes about 10 s alone, longer beside the rest of the suite. */

@@ -10,8 +10,8 @@ import {
   startTestRedis,
   uniquePrefix,
   type TestRedis,
-} from '../../../test/support/redis-test-server';
-import { within } from '../../../test/support/within';
+} from './support/redis-test-server';
+import { within } from './support/within';
 
 /**
  * The admin listing shows every client an operator may need to unblock: a client blocked by

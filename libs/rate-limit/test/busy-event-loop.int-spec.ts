@@ -8,7 +8,7 @@ import {
   startTestRedis,
   uniquePrefix,
   type TestRedis,
-} from '../../../test/support/redis-test-server';
+} from './support/redis-test-server';
 import { Client, policy } from './support/store-harness';
 
 /** Keeps this process's event loop busy, as parsing a burst of requests does. */

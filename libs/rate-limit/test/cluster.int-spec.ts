@@ -23,14 +23,14 @@ import {
   startTestCluster,
   type ClusterNodeInfo,
   type TestCluster,
-} from '../../../test/support/redis-cluster';
-import { uniquePrefix } from '../../../test/support/redis-test-server';
+} from './support/redis-cluster';
+import { uniquePrefix } from './support/redis-test-server';
 import { Client, policy, type StoreUnderTest } from './support/store-harness';
 import { fixedWindowCount } from './support/fixed-window-count';
 
 /**
  * The limiter on a real Redis Cluster: 3 masters + 3 replicas, redis-server processes joined
- * with `redis-cli --cluster create` (test/support/redis-cluster.ts). Two Nest testing modules
+ * with `redis-cli --cluster create` (test/support/redis-cluster.ts here). Two Nest testing modules
  * with `RateLimitModule.forRoot({ redis: { cluster: nodes } })` play two application instances,
  * each with the Cluster client the library builds itself.
  *

@@ -6,7 +6,7 @@ import {
   startTestRedis,
   uniquePrefix,
   type TestRedis,
-} from '../../../test/support/redis-test-server';
+} from './support/redis-test-server';
 import { Client, T0, policy } from './support/store-harness';
 
 /**

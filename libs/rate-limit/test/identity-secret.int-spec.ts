@@ -10,7 +10,7 @@ import {
   startTestRedis,
   uniquePrefix,
   type TestRedis,
-} from '../../../test/support/redis-test-server';
+} from './support/redis-test-server';
 
 /**
  * Identities that are secrets are keyed by an HMAC whose secret every instance shares: stored

@@ -4,7 +4,7 @@ import {
   ownsTestRedis,
   startTestRedis,
   uniquePrefix,
-} from '../../../test/support/redis-test-server';
+} from './support/redis-test-server';
 
 /**
  * A client that fails fast instead of retrying, so "unreachable" is observable. A short

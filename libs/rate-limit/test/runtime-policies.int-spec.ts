@@ -17,9 +17,9 @@ import {
   startTestRedis,
   uniquePrefix,
   type TestRedis,
-} from '../../../test/support/redis-test-server';
-import { ensureWindowHeadroom } from '../../../test/utils/window-headroom';
-import { within } from '../../../test/support/within';
+} from './support/redis-test-server';
+import { ensureWindowHeadroom } from './support/window-headroom';
+import { within } from './support/within';
 
 @Controller()
 class LimitedController {

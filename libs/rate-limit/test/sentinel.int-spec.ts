@@ -11,13 +11,13 @@ import { RateLimitModule } from '../src/module/rate-limit.module';
 import { RATE_LIMIT_CONFIG } from '../src/rate-limit.constants';
 import { PolicyRegistry } from '../src/registry/policy-registry';
 import { RateLimiterService } from '../src/service/rate-limiter.service';
-import { startTestSentinel, type TestSentinel } from '../../../test/support/redis-sentinel';
-import { uniquePrefix } from '../../../test/support/redis-test-server';
+import { startTestSentinel, type TestSentinel } from './support/redis-sentinel';
+import { uniquePrefix } from './support/redis-test-server';
 import { fixedWindowCount } from './support/fixed-window-count';
 
 /**
  * The limiter behind Redis Sentinel: a primary, a replica and three sentinels (quorum 2), all
- * real redis-server processes (test/support/redis-sentinel.ts). The primary is SIGKILLed; the
+ * real redis-server processes (test/support/redis-sentinel.ts here). The primary is SIGKILLed; the
  * sentinels promote the replica; in between `onRedisError` decides (memory: answered at once,
  * closed: 503), and afterwards Redis decides again, on the promoted node.
  */

@@ -11,8 +11,8 @@ import {
   startTestRedis,
   uniquePrefix,
   type TestRedis,
-} from '../../../test/support/redis-test-server';
-import { within } from '../../../test/support/within';
+} from './support/redis-test-server';
+import { within } from './support/within';
 
 /**
  * A shorter window re-tightens every key of the policy at once (issue 11, defect 5): an

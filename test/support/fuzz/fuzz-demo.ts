@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { type DemoProcess, startDemoProcess } from '../demo-process';
-import { startTestRedis, uniquePrefix, type TestRedis } from '../redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../../../libs/rate-limit/test/support/redis-test-server';
 import { FuzzClient } from './fuzz-client';
 
 /** Lines that mean an exception escaped (Nest's ExceptionsHandler logs every 500) or worse. */

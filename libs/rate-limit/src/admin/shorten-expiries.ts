@@ -1,25 +1,9 @@
 import type { KeyBuilder } from '../keys/key-builder';
+import { stateLifetimeMs } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import type { RateLimitStore } from '../store/rate-limit-store.interface';
 
 const PAGE = 1_000;
-
-/**
- * The longest any state of the policy needs to live under its current thresholds: a window for
- * fixed-window and the log, two for sliding-window-counter (the previous window still weighs),
- * and the time to refill or drain a whole burst for the buckets and GCRA.
- */
-export function longestStateMs(policy: RateLimitPolicy): number {
-  switch (policy.algo) {
-    case 'fixed-window':
-    case 'sliding-window':
-      return policy.windowMs;
-    case 'sliding-window-counter':
-      return 2 * policy.windowMs;
-    default:
-      return Math.ceil((policy.windowMs * Math.max(policy.burst, policy.limit)) / policy.limit);
-  }
-}
 
 /**
  * After a window was shortened: no state key of the policy lives longer than the new thresholds
@@ -33,7 +17,7 @@ export async function shortenExpiries(
   policy: RateLimitPolicy,
 ): Promise<number> {
   const match = keys.statePattern(policy);
-  const maxMs = Math.max(1, longestStateMs(policy));
+  const maxMs = Math.max(1, stateLifetimeMs(policy));
   let cursor: string | null = null;
   let seen = 0;
   do {
@@ -47,5 +31,5 @@ export async function shortenExpiries(
 
 /** Whether a change of thresholds leaves the state of the same keys needing less time. */
 export function needsShortening(before: RateLimitPolicy, after: RateLimitPolicy): boolean {
-  return before.algo === after.algo && longestStateMs(after) < longestStateMs(before);
+  return before.algo === after.algo && stateLifetimeMs(after) < stateLifetimeMs(before);
 }

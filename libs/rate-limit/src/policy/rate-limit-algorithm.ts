@@ -11,19 +11,44 @@ export const RATE_LIMIT_ALGORITHMS = [
 /** @publicApi */
 export type RateLimitAlgorithm = (typeof RATE_LIMIT_ALGORITHMS)[number];
 
-const BUCKET_ALGORITHMS: ReadonlySet<RateLimitAlgorithm> = new Set([
-  'token-bucket',
-  'leaky-bucket',
-  'gcra',
-]);
-
-/** Bucket algorithms and GCRA report `burst` as their capacity; window algorithms `limit`. */
-export function capacityOf(policy: {
+interface Thresholds {
   readonly algo: RateLimitAlgorithm;
   readonly limit: number;
+  readonly windowMs: number;
   readonly burst: number;
-}): number {
-  return BUCKET_ALGORITHMS.has(policy.algo) ? policy.burst : policy.limit;
+}
+
+/** What the code outside an algorithm's own files needs to know of it. */
+interface AlgorithmTraits {
+  /** Reports `burst` as its capacity (buckets and GCRA), else `limit` (window algorithms). */
+  readonly bucket: boolean;
+  /** The longest its state of one client needs to live under these thresholds (ms). */
+  readonly stateLifetimeMs: (policy: Thresholds) => number;
+}
+
+const windows = (n: number) => (policy: Thresholds) => n * policy.windowMs;
+/** The time to refill (or drain) a whole burst. */
+const refill = (policy: Thresholds) =>
+  Math.ceil((policy.windowMs * Math.max(policy.burst, policy.limit)) / policy.limit);
+
+const TRAITS: Readonly<Record<RateLimitAlgorithm, AlgorithmTraits>> = {
+  'fixed-window': { bucket: false, stateLifetimeMs: windows(1) },
+  'sliding-window': { bucket: false, stateLifetimeMs: windows(1) },
+  // The previous window still weighs during the current one.
+  'sliding-window-counter': { bucket: false, stateLifetimeMs: windows(2) },
+  'token-bucket': { bucket: true, stateLifetimeMs: refill },
+  'leaky-bucket': { bucket: true, stateLifetimeMs: refill },
+  gcra: { bucket: true, stateLifetimeMs: refill },
+};
+
+/** Bucket algorithms and GCRA report `burst` as their capacity; window algorithms `limit`. */
+export function capacityOf(policy: Omit<Thresholds, 'windowMs'>): number {
+  return TRAITS[policy.algo].bucket ? policy.burst : policy.limit;
+}
+
+/** The longest any state of the policy needs to live under its current thresholds (ms). */
+export function stateLifetimeMs(policy: Thresholds): number {
+  return TRAITS[policy.algo].stateLifetimeMs(policy);
 }
 
 export function isRateLimitAlgorithm(value: unknown): value is RateLimitAlgorithm {

@@ -17,7 +17,7 @@ import {
   startTestRedis,
   uniquePrefix,
   type TestRedis,
-} from '../../../../test/support/redis-test-server';
+} from './redis-test-server';
 
 /** One store under test plus the inspection a conformance test needs. */
 export interface StoreUnderTest {

@@ -26,8 +26,8 @@ const MIN_GROUPS_TO_SPLIT = 16;
  *
  * With no call in flight, a batch of 16 or more is sent as two calls, so that Node handles the
  * first reply while Redis runs the second: otherwise callers that wait for their answer before
- * asking again (64 in flight) make Redis and Node take turns, each idle half the time
- * (library benchmark at 64 in flight, 10,000 keys: 60k -> 120-130k decisions/s).
+ * asking again make Redis and Node take turns, each idle half the time (measured gain: see
+ * docs/ARCHITECTURE.md, "One request").
  */
 export class DecideBatcher {
   private waiting: Waiting[] = [];

@@ -11,6 +11,7 @@ import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker';
 import { DecideBatcher } from './decide-batcher';
 import { encodeDecideCall, parseDecideReply } from './decide-call';
 import { loadDecideScripts, type DecideScripts } from './decide-script';
+import { inspectGroups } from './inspect-groups';
 import { scanKeys } from './scan-keys';
 import type { RedisClient, RedisScript, RoundTrip } from './redis-script';
 import { withTimeout } from './with-timeout';
@@ -36,8 +37,6 @@ export interface RedisStoreOptions {
 
 const REFUNDED: StoreReply = { admitted: true, outcomes: [], decidedAtUs: 0 };
 const DEFAULT_BREAKER: CircuitBreakerOptions = { failureThreshold: 3, probeIntervalMs: 200 };
-/** Groups the admin listing reads per script call; the steps go one after another. */
-const INSPECT_GROUPS_PER_STEP = 100;
 
 /**
  * Decides in Redis: one EVALSHA per identity, or on a single Redis per batch of the consume calls
@@ -123,30 +122,10 @@ export class RedisStore implements RateLimitStore {
     return replies;
   }
 
-  async inspect(
+  inspect(
     groups: readonly (readonly StoreEntry[])[],
   ): Promise<(StoreReply | RateLimitStoreError)[]> {
-    const deadline = performance.now() + BACKGROUND_TIMEOUT_MS;
-    const roundTrip: RoundTrip = (reply) =>
-      withTimeout(reply, Math.max(1, deadline - performance.now()));
-    // 100 groups at a time, one after another, so that live traffic's commands are served in
-    // between: one call on a single Redis, one call per group on a cluster (each identity is a
-    // slot of its own), sent together.
-    const replies: (StoreReply | RateLimitStoreError)[] = [];
-    const perGroup = this.client instanceof Cluster;
-    for (let start = 0; start < groups.length; start += INSPECT_GROUPS_PER_STEP) {
-      const step = groups.slice(start, start + INSPECT_GROUPS_PER_STEP);
-      const calls = perGroup ? step.map((group) => [group]) : [step];
-      const answers = await Promise.all(
-        calls.map(async (call) => {
-          const { keys, args } = encodeDecideCall('peek', call, undefined);
-          const reply = await this.scriptFor(call).run(this.client, keys, args, roundTrip);
-          return parseDecideReply(reply, call);
-        }),
-      );
-      for (const answer of answers) replies.push(...answer);
-    }
-    return replies;
+    return inspectGroups(this.client, (call) => this.scriptFor(call), groups);
   }
 
   async existing(keys: readonly string[]): Promise<boolean[]> {

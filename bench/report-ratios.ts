@@ -1,0 +1,42 @@
+/** Paired ratios per repetition, and how the report writes numbers. */
+import type { HttpRun } from './http/http-bench';
+import type { ContenderName } from './library/contenders';
+import type { KeyMode, LibraryRun } from './library/library-bench';
+import { type Spread, spread } from './support/stats';
+
+export const ONE = 'ours-fixed-window';
+
+/** Per-repetition ratio a/b of two HTTP scenarios (only repetitions where both ran). */
+export function httpRatio(runs: readonly HttpRun[], a: string, b: string): Spread {
+  const reps = [...new Set(runs.map((r) => r.repetition))];
+  const values = reps.flatMap((rep) => {
+    const x = runs.find((r) => r.repetition === rep && r.scenario === a);
+    const y = runs.find((r) => r.repetition === rep && r.scenario === b);
+    return x && y ? [x.rps / y.rps] : [];
+  });
+  return spread(values);
+}
+
+export function libRatio(
+  runs: readonly LibraryRun[],
+  keys: KeyMode,
+  inflight: number,
+  a: ContenderName,
+  b: ContenderName,
+): Spread {
+  const cell = runs.filter((r) => r.keys === keys && r.inflight === inflight);
+  const reps = [...new Set(cell.map((r) => r.repetition))];
+  return spread(
+    reps.flatMap((rep) => {
+      const x = cell.find((r) => r.repetition === rep && r.contender === a);
+      const y = cell.find((r) => r.repetition === rep && r.contender === b);
+      return x && y ? [x.opsPerSec / y.opsPerSec] : [];
+    }),
+  );
+}
+
+export const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
+export const x2 = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}x` : 'n/a');
+export const ratio = (s: Spread) => `**${x2(s.median)}** (${x2(s.min)}–${x2(s.max)})`;
+export const usec = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
+export const counts = (s: Spread) => `${int(s.median)} (${int(s.min)}–${int(s.max)})`;

@@ -1,0 +1,56 @@
+/** The benchmark's targets, each with what was measured and whether it passed. */
+import type { BenchResults } from './bench-results';
+import { httpRatio, libRatio, ONE, x2 } from './report-ratios';
+
+export interface TargetVerdict {
+  readonly target: string;
+  readonly measured: string;
+  readonly pass: boolean;
+}
+
+export function targets(results: BenchResults): TargetVerdict[] {
+  const { http, library, memory } = results;
+  const verdicts: TargetVerdict[] = [];
+  const vsBare = httpRatio(http, ONE, 'bare');
+  verdicts.push({
+    target: 'guarded route (1 policy, all allowed) >= 0.90x bare',
+    measured: x2(vsBare.median),
+    pass: vsBare.median >= 0.9,
+  });
+  const vsThrottlerRedis = httpRatio(http, ONE, 'throttler-redis');
+  verdicts.push({
+    target: 'guarded route >= 1.3x @nestjs/throttler + Redis storage',
+    measured: x2(vsThrottlerRedis.median),
+    pass: vsThrottlerRedis.median >= 1.3,
+  });
+  const stackedCost = httpRatio(http, ONE, 'ours-stacked-3');
+  verdicts.push({
+    target: '3 stacked policies <= 1.1x the cost (time per request) of 1 policy',
+    measured: x2(stackedCost.median),
+    pass: stackedCost.median <= 1.1,
+  });
+  const flood = httpRatio(http, 'ours-flood', 'bare');
+  verdicts.push({
+    target: 'flood of rejected requests >= 0.95x bare',
+    measured: x2(flood.median),
+    pass: flood.median >= 0.95,
+  });
+  for (const keys of ['hot key', '10,000 keys'] as const) {
+    const r = libRatio(library, keys, 256, 'ours', 'rate-limiter-flexible');
+    verdicts.push({
+      target: `consume() at 256 in flight >= 1.5x rate-limiter-flexible (${keys})`,
+      measured: x2(r.median),
+      pass: r.median >= 1.5,
+    });
+  }
+  for (const algo of ['fixed-window', 'gcra']) {
+    const m = memory.find((r) => r.contender === `ours ${algo}`);
+    const b = m?.bytesPerClient ?? Number.NaN;
+    verdicts.push({
+      target: `Redis memory per idle client <= 120 B, ${algo} (used_memory delta)`,
+      measured: `${b.toFixed(1)} B`,
+      pass: b <= 120,
+    });
+  }
+  return verdicts;
+}

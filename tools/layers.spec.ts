@@ -1,0 +1,76 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
+interface Probe {
+  readonly filePath: string;
+  readonly text: string;
+}
+
+const ROOT = join(__dirname, '..');
+
+/** Lints each probe's text as if it were that file, with the repository's ESLint config. */
+function restrictedImports(probes: readonly Probe[]): string[][] {
+  const script = `
+    const { ESLint } = await import('eslint');
+    const eslint = new ESLint({ cwd: ${JSON.stringify(ROOT)} });
+    const out = [];
+    for (const probe of JSON.parse(process.argv[1])) {
+      const [result] = await eslint.lintText(probe.text, { filePath: probe.filePath });
+      out.push(result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message));
+    }
+    console.log(JSON.stringify(out));`;
+  const stdout = execFileSync(
+    process.execPath,
+    ['--input-type=module', '-e', script, JSON.stringify(probes)],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
+  return JSON.parse(stdout) as string[][];
+}
+
+/** A file in `from/` importing a module of `to/`, as the library writes relative imports. */
+const probe = (from: string, to: string): Probe => ({
+  filePath: `libs/rate-limit/src/${from}/probe.ts`,
+  text: `import { thing } from '../${to}/some-module';\nexport const used = thing;\n`,
+});
+
+describe('the layering lint rule (tools/layers.mjs)', () => {
+  let layers: { name: string; folders: string[] }[];
+  beforeAll(async () => {
+    ({ LAYERS: layers } = await import(join(ROOT, 'tools/layers.mjs')));
+  });
+
+  it('fails every import of a higher layer, and lets every import of a lower one through', () => {
+    const upward: Probe[] = [];
+    const downward: Probe[] = [];
+    layers.forEach((layer, i) => {
+      for (const from of layer.folders) {
+        for (const higher of layers.slice(i + 1)) upward.push(probe(from, higher.folders[0]));
+        for (const lower of layers.slice(0, i)) downward.push(probe(from, lower.folders[0]));
+      }
+    });
+    const results = restrictedImports([...upward, ...downward]);
+    const upwardResults = results.slice(0, upward.length);
+    const missed = upward.filter((_, i) => upwardResults[i].length === 0);
+    expect(missed).toEqual([]);
+    expect(upwardResults[0][0]).toMatch(/must not import .*dependencies point down/);
+    expect(results.slice(upward.length).flat()).toEqual([]);
+    expect(upward.length).toBeGreaterThan(40);
+  }, 60_000);
+
+  it('keeps stores from knowing the engine, and the demo on the public API', () => {
+    const [storeToEngine, demoDeep, demoBarrel] = restrictedImports([
+      probe('store/redis', '../engine'),
+      {
+        filePath: 'apps/demo/src/probe.ts',
+        text: "import { DecisionEngine } from '@app/rate-limit/engine/decision-engine';\nexport const e = DecisionEngine;\n",
+      },
+      {
+        filePath: 'apps/demo/src/probe.ts',
+        text: "import { RateLimit } from '@app/rate-limit';\nexport const r = RateLimit;\n",
+      },
+    ]);
+    expect(storeToEngine).toHaveLength(1);
+    expect(demoDeep[0]).toMatch(/public API/);
+    expect(demoBarrel).toEqual([]);
+  }, 60_000);
+});
