@@ -2,19 +2,29 @@
 -- is atomic and all-or-nothing: its policies are all checked first, and state is written only
 -- when every enforced one admits it. Groups are independent of each other.
 --
--- ARGV[1] op: 'consume' | 'peek' (no writes) | 'refund' (give back a cost charged earlier)
--- ARGV[2] now in microseconds, or '' to use Redis TIME (one clock for every app instance)
--- ARGV[3] refund only: when the cost given back was charged (the first value of the consume's
---         reply, in microseconds): the window algorithms give back to that window; else ''
--- ARGV[4] number of policy specs, then 6 per spec: algo, limit, windowMs, burst, blockForMs, shadow
--- then per group: its number of entries, then 2 per entry: spec index, cost
--- KEYS    per entry in order: its state key, then its block key when its spec has blockFor > 0
--- Reply   the time of the decision (microseconds), then per group: admitted (0|1), then 5 per entry: allowed, remaining, resetMs, retryAfterMs,
---         reason (0 admitted, 1 over the limit, 2 blocked by blockFor, 3 cost above capacity);
---         or -1 and an error message when the group's keys could not be read (nothing written).
---         A refund replies with the time alone.
+-- Input
+--   KEYS     per entry, in the order of the entries in ARGV: its state key, then its block key
+--            when its spec's blockForMs > 0
+--   ARGV[1]  op: 'consume' | 'peek' (checks, writes nothing) | 'refund' (gives back a cost
+--            charged earlier)
+--   ARGV[2]  now in microseconds, or '' to use Redis TIME (one clock for every app instance)
+--   ARGV[3]  refund only: when the cost given back was charged (the first value of the consume's
+--            reply, in microseconds): the window algorithms give back to that window; else ''
+--   ARGV[4]  S, the number of policy specs; then 6 per spec: algo (an `algorithms` name), limit,
+--            windowMs, burst, blockForMs (0: none), shadow ('1' | '0')
+--   then per group: its number of entries; then 2 per entry: its spec (1..S), cost
+-- Output, one flat array
+--   the time of the decision (microseconds: ARGV[2] or Redis TIME)
+--   then per group, in order: admitted (1 | 0: an enforced entry refused; a shadow entry's
+--   refusal is reported but refuses nothing), then 5 per entry:
+--     allowed (1 | 0), remaining, resetMs, retryAfterMs (0 when allowed or for reason 3, at
+--     least 1 for reasons 1 and 2), reason (0 admitted, 1 over the limit, 2 blocked by
+--     blockFor, 3 cost above capacity)
+--   or, for a group with a key this script cannot read (say, another type written by hand): -1
+--   and the error message; nothing of that group is written.
+--   peek replies alike; refund replies with the time alone. A spec naming an algorithm this
+--   script does not hold fails the whole call (an error reply; nothing written).
 local REASON_OK, REASON_LIMIT, REASON_BLOCKED, REASON_COST = 0, 1, 2, 3
-local BUCKETS = { ['token-bucket'] = true, ['leaky-bucket'] = true, gcra = true }
 
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -36,7 +46,7 @@ for s = 1, tonumber(ARGV[4]) do
   local limit, burst = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 3])
   specs[s] = {
     algo = algo, now = now, charged = charged, limit = limit, windowUs = ARGV[a + 2] * 1000, burst = burst,
-    capacity = BUCKETS[name] and burst or limit,
+    capacity = algo.capacity == 'burst' and burst or limit,
     blockForUs = ARGV[a + 4] * 1000, shadow = ARGV[a + 5] == '1',
     -- Set per entry; present from the start so that setting them never grows the table.
     key = false, cost = 0,
@@ -45,21 +55,17 @@ for s = 1, tonumber(ARGV[4]) do
 end
 
 local reply, k, nargs = { now }, 1, #ARGV
--- Per entry of the current group, in arrays reused by every group (no table per entry).
+-- Per entry of the current group, in arrays reused by every group (no table per entry). Where
+-- an entry is used, its spec is pointed at its key and cost in place, not by a helper: every
+-- function of the chunk is created anew on each call, which costs more than the line it saves.
 local eSpec, eKey, eBlock, eCost, eState = {}, {}, {}, {}, {}
-
--- The spec of entry j, pointed at that entry's key and cost.
-local function entry(j)
-  local p = eSpec[j]
-  p.key, p.cost = eKey[j], eCost[j]
-  return p
-end
 
 -- Checks the n entries of the current group (reads only) and says whether it is admitted.
 local function check_group(n)
   local admitted = true
   for j = 1, n do
-    local p, blockKey = entry(j), eBlock[j]
+    local p, blockKey = eSpec[j], eBlock[j]
+    p.key, p.cost = eKey[j], eCost[j]
     local untilUs = blockKey and tonumber(read(blockKey))
     local st
     if untilUs and untilUs > now then
@@ -75,6 +81,51 @@ local function check_group(n)
     if not st.allowed and not p.shadow then admitted = false end
   end
   return admitted
+end
+
+-- Writes what the n entries of the current group owe: an allowed entry of an admitted group its
+-- charge; any other entry only what applies uncharged (a moved count, blockFor's penalty).
+local function commit_group(n, admitted)
+  for j = 1, n do
+    local p, st = eSpec[j], eState[j]
+    p.key, p.cost = eKey[j], eCost[j]
+    if st.allowed and admitted then
+      p.algo.commit(p, st)
+    else
+      -- A count carried over a change of `window` moves (expiry included) even uncharged.
+      if st.moved then p.algo.move(p, st) end
+      if st.reason == REASON_LIMIT and p.blockForUs > 0 then
+        -- The penalty is the point of blockFor: it applies even though nothing else is charged.
+        write(eBlock[j], int(now + p.blockForUs), px(p.blockForUs))
+        st.retryAfterUs = max(st.retryAfterUs, p.blockForUs)
+        st.resetUs = max(st.resetUs, p.blockForUs)
+      end
+    end
+  end
+end
+
+-- The current group's part of the reply (see the header).
+local function reply_group(n, admitted)
+  -- Upvalues cost one more VM instruction per use than locals, and these are used 6 times an entry.
+  local out, states = reply, eState
+  local r = #out
+  out[r + 1] = admitted and 1 or 0
+  r = r + 1
+  for j = 1, n do
+    local st = states[j]
+    local resetMs, retryMs = to_ms(st.resetUs), to_ms(st.retryAfterUs)
+    -- A wait under half a microsecond rounds to 0: a refusal still says "retry after 1 ms".
+    if st.reason == REASON_LIMIT or st.reason == REASON_BLOCKED then
+      retryMs = max(1, retryMs)
+      resetMs = max(resetMs, retryMs)
+    end
+    out[r + 1] = st.allowed and 1 or 0
+    out[r + 2] = st.remaining
+    out[r + 3] = resetMs
+    out[r + 4] = retryMs
+    out[r + 5] = st.reason
+    r = r + 5
+  end
 end
 
 while a <= nargs do
@@ -96,53 +147,20 @@ while a <= nargs do
 
   if op == 'refund' then
     for j = 1, n do
-      local p = entry(j)
+      local p = eSpec[j]
+      p.key, p.cost = eKey[j], eCost[j]
       p.algo.refund(p)
     end
   else
     -- A key this script cannot read (say, another type written by hand) fails its own group,
     -- before anything of the group is written; the other groups of the call go on.
     local ok, admitted = pcall(check_group, n)
-    if not ok then
+    if ok then
+      if op == 'consume' then commit_group(n, admitted) end
+      reply_group(n, admitted)
+    else
       reply[#reply + 1] = -1
       reply[#reply + 1] = type(admitted) == 'table' and admitted.err or tostring(admitted)
-    else
-      if op == 'consume' then
-        for j = 1, n do
-          local p, st = entry(j), eState[j]
-          if st.allowed and admitted then
-            p.algo.commit(p, st)
-          else
-            -- A count carried over a change of `window` moves (expiry included) even uncharged.
-            if st.moved then p.algo.move(p, st) end
-            if st.reason == REASON_LIMIT and p.blockForUs > 0 then
-              -- The penalty is the point of blockFor: it applies even though nothing else is
-              -- charged.
-              write(eBlock[j], int(now + p.blockForUs), px(p.blockForUs))
-              st.retryAfterUs = max(st.retryAfterUs, p.blockForUs)
-              st.resetUs = max(st.resetUs, p.blockForUs)
-            end
-          end
-        end
-      end
-      local r = #reply
-      reply[r + 1] = admitted and 1 or 0
-      r = r + 1
-      for j = 1, n do
-        local st = eState[j]
-        local resetMs, retryMs = to_ms(st.resetUs), to_ms(st.retryAfterUs)
-        -- A wait under half a microsecond rounds to 0: a refusal still says "retry after 1 ms".
-        if st.reason == REASON_LIMIT or st.reason == REASON_BLOCKED then
-          retryMs = max(1, retryMs)
-          resetMs = max(resetMs, retryMs)
-        end
-        reply[r + 1] = st.allowed and 1 or 0
-        reply[r + 2] = st.remaining
-        reply[r + 3] = resetMs
-        reply[r + 4] = retryMs
-        reply[r + 5] = st.reason
-        r = r + 5
-      end
     end
   end
 end

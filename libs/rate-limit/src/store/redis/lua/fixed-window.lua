@@ -1,38 +1,32 @@
 -- fixed-window: at most `limit` per window; windows are aligned to multiples of the window
--- length since the Unix epoch. State: the end of the window the count belongs to (ms) and the
--- count, as one integer "-<endMs><count in 6 digits>" that Redis keeps in 16 B instead of a 32 B
--- string ("-<endMs>:<count>" from a count of 1,000,000 up); it expires at that end. The sign tells
--- it from the older forms, which are never negative.
+-- length since the Unix epoch.
+--
+-- Defines  algorithms['fixed-window']: capacity 'limit'; check, commit, move, refund
+-- Reads    p.key, p.now, p.windowUs, p.limit, p.cost; refund also p.charged
+-- st       index (of now's window), endUs (its end), count (in force in it), moved, and the
+--          common fields
+-- State    a string key: "-<endMs><count in 6 digits>", the end of the window the count belongs
+--          to (ms) and the count, which Redis keeps as an integer in 16 B instead of a 32 B
+--          string; "-<endMs>:<count>" from a count of 1,000,000 up. It expires at that end. Any
+--          other value reads as no count.
+-- Uses     read, write, px, byte, format, match, sub, tonumber, floor, max
+--
 -- The end, not the window index, is kept because it holds without knowing the length: a count
 -- whose window has not ended is still in force, also after a runtime change of `window`. Such a
 -- count moves to the window of the new length that contains now, expiry included, on the next
 -- request even when that request is rejected (move): a longer window keeps an exhausted client
 -- rejected, a shorter one frees it when the new window ends. A count whose window ended is gone.
--- Older states are read as counts of the current window or of none: (windowIndex mod 2^23) *
--- 2^30 + count, and "<windowIndex>:<count>".
-local FW_COUNTS = 1073741824 -- 2^30, above the largest limit (1e9)
-local FW_WINDOWS = 8388608 -- 2^23
 local FW_PACKED = 1000000 -- counts below this fit the 6 digits of the integer form
 
 -- The end (us) of the window the stored count belongs to, and the count; 0, 0 for none.
-local function fw_read(p, index, endUs)
+local function fw_read(p)
   local raw = read(p.key)
-  if not raw then return 0, 0 end
-  if byte(raw, 1) == 45 then -- '-'
-    -- The 6-digit form is read first; in the other one, ':' makes the end unreadable.
-    local endMs = tonumber(sub(raw, 2, -7))
-    if endMs then return endMs * 1000, tonumber(sub(raw, -6)) end
-    local e, c = match(raw, '^%-(%d+):(%d+)$')
-    if e then return tonumber(e) * 1000, tonumber(c) end
-    return 0, 0
-  end
-  local stored = tonumber(raw)
-  if stored then
-    if floor(stored / FW_COUNTS) == index % FW_WINDOWS then return endUs, stored % FW_COUNTS end
-  else
-    local storedIndex, storedCount = split2(raw)
-    if storedIndex == index then return endUs, storedCount end
-  end
+  if not raw or byte(raw, 1) ~= 45 then return 0, 0 end -- 45: '-'
+  -- The 6-digit form is read first; in the other one, ':' makes the end unreadable.
+  local endMs = tonumber(sub(raw, 2, -7))
+  if endMs then return endMs * 1000, tonumber(sub(raw, -6)) end
+  local e, c = match(raw, '^%-(%d+):(%d+)$')
+  if e then return tonumber(e) * 1000, tonumber(c) end
   return 0, 0
 end
 
@@ -46,10 +40,11 @@ local function fw_write(p, st, count)
 end
 
 algorithms['fixed-window'] = {
+  capacity = 'limit',
   check = function(p)
     local index = floor(p.now / p.windowUs)
     local endUs = (index + 1) * p.windowUs
-    local storedEndUs, count = fw_read(p, index, endUs)
+    local storedEndUs, count = fw_read(p)
     local moved = false
     if storedEndUs ~= endUs then
       -- Another window's count: in force (and moved here) while that window runs, else gone.

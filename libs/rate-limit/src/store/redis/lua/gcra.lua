@@ -1,13 +1,20 @@
 -- gcra: the generic cell rate algorithm. One value, the theoretical arrival time (TAT) of the
 -- next request; each unit of cost moves it one emission interval (window / limit) ahead, and a
--- request is admitted while the TAT stays within `burst` intervals of now. Kept until the TAT.
+-- request is admitted while the TAT stays within `burst` intervals of now.
 --
--- Stored as "<whole us>:<fraction in 2^-32 us>", or just "<whole us>" when there is no fraction
--- (an interval of whole microseconds, the usual case): Redis keeps such a value as an integer,
--- in 16 B instead of a 40 B string. A TAT of about 1.7e15 us in a single double
--- has steps of 0.25 us, so an interval such as 2 s / 3 would be rounded at every request (a
--- third request of a burst of 3 refused) and one below 0.125 us lost altogether (no limit).
--- Decisions work on how far the TAT is ahead of now, a small number.
+-- Defines  algorithms['gcra']: capacity 'burst'; check, commit, refund
+-- Reads    p.key, p.now, p.windowUs, p.limit, p.burst, p.cost
+-- st       newAhead (how far the TAT is ahead of now once this request is charged, us) and the
+--          common fields
+-- State    a string key: the TAT as "<whole us>:<fraction in 2^-32 us>", or "<whole us>" alone
+--          when there is no fraction; from 2^53 us on, one number (%.17g). Kept until the TAT.
+-- Uses     read, write, split2, num, int, px, tonumber, floor, max, min, DELETE
+--
+-- Why whole and fraction apart: "<whole us>" (an interval of whole microseconds, the usual case)
+-- is kept by Redis as an integer, in 16 B instead of a 40 B string; and a TAT of about 1.7e15 us
+-- in a single double has steps of 0.25 us, so an interval such as 2 s / 3 would be rounded at
+-- every request (a third request of a burst of 3 refused) and one below 0.125 us lost altogether
+-- (no limit). Decisions work on how far the TAT is ahead of now, a small number.
 local GCRA_FRACTION = 4294967296 -- 2^32
 local GCRA_EXACT = 9007199254740992 -- 2^53: %d of a larger TAT would overflow, and it has no fraction
 
@@ -17,7 +24,7 @@ local function gcra_ahead(p)
   if not raw then return 0 end
   local whole, fraction = split2(raw)
   if whole and fraction then return max(0, (whole - p.now) + fraction / GCRA_FRACTION) end
-  -- One number: whole microseconds (or a TAT written before the split format).
+  -- One number: whole microseconds, or a TAT past 2^53 us.
   local tat = tonumber(raw)
   return tat and max(0, tat - p.now) or 0
 end
@@ -42,6 +49,7 @@ local function gcra_tolerance(capacityUs, interval)
 end
 
 algorithms['gcra'] = {
+  capacity = 'burst',
   check = function(p)
     local interval = p.windowUs / p.limit
     local ahead = gcra_ahead(p)

@@ -1,7 +1,14 @@
 -- leaky-bucket (as a meter): each request pours `cost` into a bucket of capacity `burst` that
--- leaks `limit` per window; a request that would overflow it is rejected. State:
--- "<level>:<lastLeakUs>", kept until the bucket has drained. Unlike the token bucket, a capacity
--- lowered at runtime does not spill the level: the client waits until it has leaked below.
+-- leaks `limit` per window; a request that would overflow it is rejected. Unlike the token
+-- bucket, a capacity lowered at runtime does not spill the level: the client waits until it has
+-- leaked below.
+--
+-- Defines  algorithms['leaky-bucket']: capacity 'burst'; check, commit, refund
+-- Reads    p.key, p.now, p.windowUs, p.limit, p.burst, p.cost
+-- st       level (leaked to now, before this request) and the common fields
+-- State    a string key: "<level>:<lastLeakUs>" (level a float), kept until the bucket has
+--          drained: an empty bucket and a missing key mean the same thing
+-- Uses     read, write, split2, num, int, px, floor, max, DELETE
 local function lb_level(p)
   local raw = read(p.key)
   if not raw then return 0 end
@@ -15,6 +22,7 @@ local function lb_store(p, level)
 end
 
 algorithms['leaky-bucket'] = {
+  capacity = 'burst',
   check = function(p)
     local level = lb_level(p)
     local st = { level = level, allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0 }

@@ -1,5 +1,21 @@
--- Shared helpers for the decide script. The script is assembled at load time from this prelude,
--- one file per algorithm and decide.lua, because Redis runs a single chunk per EVAL.
+-- Shared helpers of the decide script. decide-script.ts assembles each script as one chunk (Redis
+-- runs a single chunk per EVAL, so nothing can be required): this prelude, the algorithm files,
+-- then decide.lua. Every name below is a local of that chunk, seen by the files after it.
+--
+-- Provides
+--   algorithms              name -> the algorithm's table (contract below); filled by the
+--                           algorithm files, read by decide.lua
+--   call tonumber tostring type floor ceil max min byte format match sub
+--                           redis.call and the globals and library fields used per entry
+--   int(n), num(n)          a number as text that reads back as the same double
+--   MAX_MS                  the longest expiry or wait kept or reported (ms)
+--   to_ms(us)               a time for the reply: rounded up to the ms, at most MAX_MS
+--   px(us)                  an expiry for PX: as to_ms, at least 1
+--   split2(raw)             "<a>:<b>" -> a, b as numbers; nil, nil for any other text
+--   read(key)               GET through the call's cache: the string, or false
+--   write(key, value, ttl)  SET or DEL through that cache; decide.lua writes it back once, before
+--                           the reply. ttl: ms, KEEP_TTL, or DELETE with value false
+--   KEEP_TTL, DELETE
 
 -- Redis 3.2-6 need this before writing after TIME; Redis 7 always replicates effects.
 if redis.replicate_commands then redis.replicate_commands() end
@@ -9,9 +25,20 @@ local call, tonumber, tostring, type = redis.call, tonumber, tostring, type
 local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
 local byte, format, match, sub = string.byte, string.format, string.match, string.sub
 
--- name -> { check(p): its state st, reads only; commit(p, st): charges p.cost; refund(p): gives
--- p.cost back; move(p, st), when check sets st.moved: writes a count moved by a change of `window`
--- to its new window, charging nothing }.
+-- Each algorithm file sets algorithms['<name>'] (the name of its file and of the policy's `algo`):
+--   capacity = 'limit' | 'burst'  which threshold bounds one request's cost and is reported as the
+--                                 limit (decide.lua turns it into p.capacity)
+--   check(p) -> st   reads only (peek runs it too). st is a new table built with every field it
+--                    will hold: the common fields allowed, remaining (units), resetUs,
+--                    retryAfterUs and reason (0: decide.lua sets it); moved when the algorithm
+--                    has move; and what commit needs
+--   commit(p, st)    charges p.cost to the state check read
+--   refund(p)        gives back p.cost, charged at p.charged
+--   move(p, st)      only if check can set st.moved: writes a count carried over a change of
+--                    `window` to its new window (expiry included), charging nothing
+-- p is the policy's spec, one table per policy per call, pointed at each entry in turn: key (the
+-- entry's state key), cost, algo, limit, burst, capacity, windowUs, blockForUs, shadow, now (us),
+-- charged (us: when the cost a refund gives back was charged; else now).
 local algorithms = {}
 
 -- Integers are written with %d and fractions with %.17g so that a value read back is the exact

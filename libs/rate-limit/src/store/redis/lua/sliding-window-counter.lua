@@ -1,8 +1,16 @@
 -- sliding-window-counter: the previous window's count, weighted by how much of it still overlaps
 -- the sliding window, plus the current window's count. O(1) memory; an approximation that
 -- assumes the previous window's requests were evenly spread.
--- State: "<windowIndex>:<windowMs>:<current>:<previous>", kept until the end of the next window
--- (the older "<windowIndex>:<current>:<previous>" is read as of the current length).
+--
+-- Defines  algorithms['sliding-window-counter']: capacity 'limit'; check, commit, move, refund
+-- Reads    p.key, p.now, p.windowUs, p.limit, p.cost; refund also p.charged
+-- st       index (of now's window), current, previous (the counts placed in now's window and the
+--          one before), elapsed (us since now's window began), moved, and the common fields
+-- State    a string key: "<windowIndex>:<windowMs>:<current>:<previous>", the window the counts
+--          were written in and its length; kept until the end of the next window (the end of
+--          this one when only the previous count is left). Any other value reads as no counts.
+-- Uses     read, write, px, int, match, tonumber, floor, max, KEEP_TTL, DELETE
+--
 -- Counts are placed by time, so that they survive a runtime change of `window`: each count still
 -- in force (the current one until the end of the next window, the previous one until the end of
 -- the current window) goes to the window of the current length that contains the end of the
@@ -16,13 +24,7 @@ local function swc_stored(p)
   local raw = read(p.key)
   if not raw then return end
   local si, sw, sc, sp = match(raw, '^([^:]+):([^:]+):([^:]+):([^:]+)$')
-  if si then
-    sw = tonumber(sw)
-  else
-    si, sc, sp = match(raw, '^([^:]+):([^:]+):([^:]+)$')
-    sw = p.windowUs / 1000
-  end
-  si, sc, sp = tonumber(si), tonumber(sc), tonumber(sp)
+  si, sw, sc, sp = tonumber(si), tonumber(sw), tonumber(sc), tonumber(sp)
   if si and sw and sc and sp then return si, sw * 1000, sc, sp end
 end
 
@@ -58,6 +60,7 @@ local function swc_write(p, index, elapsed, current, previous)
 end
 
 algorithms['sliding-window-counter'] = {
+  capacity = 'limit',
   check = function(p)
     local index = floor(p.now / p.windowUs)
     local current, previous, moved = 0, 0, false

@@ -1,7 +1,16 @@
--- sliding-window: an exact log. A sorted set holds one member per admitted unit, scored by its
--- time in microseconds; at most `limit` members may fall in any interval of `window` length.
--- Checking only counts (read-only, so peek shares it); commit trims old members and adds ours.
+-- sliding-window: an exact log; at most `limit` units in any interval of `window` length.
+--
+-- Defines  algorithms['sliding-window']: capacity 'limit'; check, commit, refund
+-- Reads    p.key, p.now, p.windowUs, p.limit, p.cost; refund p.key, p.charged, p.cost
+-- st       count (members in the window now) and the common fields
+-- State    a sorted set, read and written directly (not through read/write: the prelude's cache
+--          holds strings): one member "<us>-<seq>" per admitted unit, scored by the time it was
+--          charged (us); expires a window after the last charge
+-- Uses     call, num, int, px, tonumber, max, min, unpack
+--
+-- check only counts (peek shares it); commit trims old members and adds ours.
 algorithms['sliding-window'] = {
+  capacity = 'limit',
   check = function(p)
     local oldest = '(' .. num(p.now - p.windowUs)
     local count = call('ZCOUNT', p.key, oldest, '+inf')

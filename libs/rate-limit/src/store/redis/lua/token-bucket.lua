@@ -1,6 +1,12 @@
 -- token-bucket: holds up to `burst` tokens, refilled continuously at `limit` per window; a
--- request takes `cost` tokens. State: "<tokens>:<lastRefillUs>", kept until the bucket is full
--- again (a full bucket and a missing key mean the same thing).
+-- request takes `cost` tokens.
+--
+-- Defines  algorithms['token-bucket']: capacity 'burst'; check, commit, refund
+-- Reads    p.key, p.now, p.windowUs, p.limit, p.burst, p.cost
+-- st       tokens (refilled to now, before this request) and the common fields
+-- State    a string key: "<tokens>:<lastRefillUs>" (tokens a float), kept until the bucket is
+--          full again: a full bucket and a missing key mean the same thing
+-- Uses     read, write, split2, num, int, px, floor, max, min, DELETE
 local function tb_tokens(p)
   local raw = read(p.key)
   if not raw then return p.burst end
@@ -16,6 +22,7 @@ local function tb_store(p, tokens)
 end
 
 algorithms['token-bucket'] = {
+  capacity = 'burst',
   check = function(p)
     local tokens = tb_tokens(p)
     local st = { tokens = tokens, allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0 }
