@@ -20,6 +20,7 @@ export const LAYERS = [
 /** Sideways rules inside a layer: a store knows neither the engine that calls it nor metrics. */
 const ALSO_FORBIDDEN = {
   store: ['engine', 'metrics'],
+  engine: ['metrics'],
   metrics: ['engine', 'store'],
   guard: ['module', 'health'],
   service: ['module', 'guard', 'health'],
@@ -28,38 +29,68 @@ const ALSO_FORBIDDEN = {
 
 const SRC = 'libs/rate-limit/src';
 
-/** A relative import that climbs into `folder` (from anywhere in the library). */
-const into = (folder) => `^(\\.\\./)+${folder}(/|$)`;
+/** A relative import that reaches `folder` (from anywhere in the library, src/ included). */
+const into = (folder) => `^(\\./)?(\\.\\./)*${folder}(/|$)`;
+
+/** The stores themselves: only the wiring and the fallback (its own memory store) name one. */
+const STORE_CLASSES = {
+  regex: '(^|/)store/(redis/redis-store|memory/memory-store)$',
+  message:
+    'only module/create-store.ts chooses a store: code outside store/ knows it by the RateLimitStore interface',
+};
+const MAY_NAME_A_STORE = ['store', 'module'];
+const NAMES_ITS_OWN_STORE = `${'libs/rate-limit/src'}/engine/fallback-store.ts`;
+
+const LIBRARY_ENTRY = {
+  regex: '^@app/rate-limit(/|$)|^(\\./)?(\\.\\./)*(index|test|apps)(/|$)',
+  message: 'library code imports neither through its own alias or barrel, nor tests or apps',
+};
 
 /** One ESLint flat-config block per folder: `no-restricted-imports` of every higher folder. */
 export function layerRules() {
-  return LAYERS.flatMap((layer, index) => {
+  const blocks = LAYERS.flatMap((layer, index) => {
     const higher = LAYERS.slice(index + 1).flatMap((l) => l.folders);
     return layer.folders.map((folder) => {
       const forbidden = [...higher, ...(ALSO_FORBIDDEN[folder] ?? [])];
-      return {
-        files: [`${SRC}/${folder}/**/*.ts`],
-        ignores: ['**/*.spec.ts'],
-        rules: {
-          'no-restricted-imports': [
-            'error',
-            {
-              patterns: [
-                ...forbidden.map((target) => ({
-                  regex: into(target),
-                  message: `${folder}/ (layer "${layer.name}") must not import ${target}/: dependencies point down (see docs/ARCHITECTURE.md)`,
-                })),
-                {
-                  regex: '^(\\.\\./)+(index|(\\.\\./)*test|(\\.\\./)*apps)(/|$)',
-                  message: 'library code imports neither the public barrel, tests nor apps',
-                },
-              ],
-            },
-          ],
-        },
-      };
+      const patterns = [...upward(folder, layer.name, forbidden), LIBRARY_ENTRY];
+      if (!MAY_NAME_A_STORE.includes(folder)) patterns.push(STORE_CLASSES);
+      return block([`${SRC}/${folder}/**/*.ts`], patterns);
     });
   });
+  // The files at the root of src/ (constants) belong to the foundation.
+  const aboveFoundation = LAYERS.slice(1).flatMap((l) => l.folders);
+  blocks.push(
+    block(
+      [`${SRC}/*.ts`],
+      [...upward('src/', LAYERS[0].name, aboveFoundation), LIBRARY_ENTRY],
+      [`${SRC}/index.ts`],
+    ),
+  );
+  // The fallback decides in a memory store of its own while Redis is away.
+  const engine = LAYERS.findIndex((l) => l.folders.includes('engine'));
+  const aboveEngine = [...LAYERS.slice(engine + 1).flatMap((l) => l.folders), 'metrics'];
+  blocks.push(
+    block(
+      [NAMES_ITS_OWN_STORE],
+      [...upward('engine', LAYERS[engine].name, aboveEngine), LIBRARY_ENTRY],
+    ),
+  );
+  return blocks;
+}
+
+function upward(folder, layerName, targets) {
+  return targets.map((target) => ({
+    regex: into(target),
+    message: `${folder}/ (layer "${layerName}") must not import ${target}/: dependencies point down (see docs/ARCHITECTURE.md)`,
+  }));
+}
+
+function block(files, patterns, ignores = []) {
+  return {
+    files,
+    ignores: ['**/*.spec.ts', ...ignores],
+    rules: { 'no-restricted-imports': ['error', { patterns }] },
+  };
 }
 
 /** The demo is a user of the library: the public barrel only. */

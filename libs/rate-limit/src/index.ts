@@ -3,13 +3,15 @@
 
 // Configuration
 export { RateLimitModule } from './module/rate-limit.module';
-export type {
-  HeaderStyle,
-  IdentityHashingOptions,
-  OnRedisError,
-  RateLimitModuleOptions,
-  RedisClusterConnection,
-  RedisConnectionOptions,
+export {
+  HEADER_STYLES,
+  ON_REDIS_ERROR,
+  type HeaderStyle,
+  type IdentityHashingOptions,
+  type OnRedisError,
+  type RateLimitModuleOptions,
+  type RedisClusterConnection,
+  type RedisConnectionOptions,
 } from './config/rate-limit-module-options.interface';
 export type { TrustProxy } from './identity/client-ip';
 export {
@@ -65,6 +67,7 @@ export type {
   RateLimitAdminModuleOptions,
 } from './admin/rate-limit-admin-options.interface';
 export { RateLimitAdminService } from './admin/rate-limit-admin.service';
+export { RateLimitHttpErrorsInterceptor } from './admin/errors-to-http.interceptor';
 export { MIN_ADMIN_TOKEN_LENGTH } from './admin/admin-token';
 export type {
   KeyUsage,

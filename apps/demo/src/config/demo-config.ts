@@ -1,4 +1,9 @@
-import { MIN_ADMIN_TOKEN_LENGTH, type OnRedisError, type TrustProxy } from '@app/rate-limit';
+import {
+  MIN_ADMIN_TOKEN_LENGTH,
+  ON_REDIS_ERROR,
+  type OnRedisError,
+  type TrustProxy,
+} from '@app/rate-limit';
 
 /** The demo's settings, read from the environment once at start. */
 export interface DemoConfig {
@@ -18,8 +23,6 @@ export interface DemoConfig {
   /** Failed admin token attempts allowed per client address in 15 minutes. */
   adminFailedTokenLimit: number;
 }
-
-const ON_REDIS_ERROR: readonly OnRedisError[] = ['memory', 'open', 'closed'];
 
 function hostPorts(
   name: string,

@@ -33,8 +33,12 @@ export function toHttpError(error: unknown): unknown {
   return error;
 }
 
-/** Applies toHttpError to what the admin controller's handlers throw. */
-export class ErrorsToHttpInterceptor implements NestInterceptor {
+/**
+ * Answers the library's errors as the admin API does (404, 400, 409, 503, 504): on the admin
+ * controller, and on a controller of yours that calls `RateLimitAdminService`.
+ * @publicApi
+ */
+export class RateLimitHttpErrorsInterceptor implements NestInterceptor {
   intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
     return next
       .handle()

@@ -13,14 +13,15 @@ export async function listedTags(
   store: RateLimitStore,
   builder: KeyBuilder,
   keys: readonly string[],
-  stateSuffix: string,
+  policy: RateLimitPolicy,
 ): Promise<string[]> {
+  const stateSuffix = builder.stateSuffix(policy);
   const blockSuffix = builder.blockKey(stateSuffix);
   const tagOf = (key: string) => builder.tagOfKey(key);
   const stateTags = keys.filter((key) => key.endsWith(stateSuffix)).map(tagOf);
   const withState = new Set(stateTags);
   const blockKeys = keys.filter((key) => key.endsWith(blockSuffix) && !withState.has(tagOf(key)));
-  const stateExists = await store.existing(blockKeys.map((key) => key.slice(0, -':block'.length)));
+  const stateExists = await store.existing(blockKeys.map((key) => builder.stateKeyOfBlock(key)));
   const blockedOnly = blockKeys.filter((_, i) => !stateExists[i]).map(tagOf);
   return [...new Set([...stateTags, ...blockedOnly])];
 }

@@ -36,14 +36,10 @@ export class PolicyKeys {
   ): Promise<KeyUsagePage> {
     const from = cursor === undefined || cursor === '' || cursor === '0' ? null : cursor;
     const keys = this.config.keys;
-    return fromStore(async () => {
-      // One pattern for state and block keys; it also matches other algorithms whose name
-      // starts with this one's (sliding-window-counter), which the suffix tests drop.
-      const page = await this.store.scan(`${keys.statePattern(policy)}*`, from, count);
-      const tags = await listedTags(this.store, keys, page.keys, keys.stateSuffix(policy));
-      const usages = await this.usages(policy, tags);
-      return { items: keyUsages(keys, policy, tags, usages), cursor: page.cursor };
-    });
+    const page = await fromStore(() => this.store.scan(keys.listingPattern(policy), from, count));
+    const tags = await fromStore(() => listedTags(this.store, keys, page.keys, policy));
+    const usages = await fromStore(() => this.usages(policy, tags));
+    return { items: keyUsages(keys, policy, tags, usages), cursor: page.cursor };
   }
 
   /**

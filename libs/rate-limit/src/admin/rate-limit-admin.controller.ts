@@ -33,7 +33,7 @@ import { KeyUsagePageDto } from './dto/key-usage.dto';
 import { ListKeysQueryDto } from './dto/list-keys-query.dto';
 import { PolicyViewDto } from './dto/policy-view.dto';
 import { UpdatePolicyDto } from './dto/update-policy.dto';
-import { ErrorsToHttpInterceptor } from './errors-to-http.interceptor';
+import { RateLimitHttpErrorsInterceptor } from './errors-to-http.interceptor';
 import type { KeyUsagePage, PolicyView } from './policy-view.interface';
 import { RateLimitAdminService } from './rate-limit-admin.service';
 import { createAdminValidationPipe, toPolicyPatch } from './to-policy-patch';
@@ -69,7 +69,7 @@ const BAD_INPUT = ApiBadRequestResponse({
 @SkipRateLimit()
 @UseGuards(AdminTokenGuard)
 @UsePipes(createAdminValidationPipe())
-@UseInterceptors(ErrorsToHttpInterceptor)
+@UseInterceptors(RateLimitHttpErrorsInterceptor)
 @Controller('policies')
 export class RateLimitAdminController {
   constructor(private readonly admin: RateLimitAdminService) {}

@@ -104,7 +104,7 @@ export class RateLimitAdminService {
   }
 
   /** Live usage per identity, a page at a time (see PolicyKeys). */
-  keys(name: string, cursor: string | undefined, count: number): Promise<KeyUsagePage> {
+  async keys(name: string, cursor: string | undefined, count: number): Promise<KeyUsagePage> {
     return this.keyUsage.page(this.known(name), cursor, count);
   }
 

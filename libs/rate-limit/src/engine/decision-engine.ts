@@ -12,12 +12,13 @@ import { OutageFallback } from './outage-fallback';
 import type { DecideOptions, PolicyRequest } from './policy-request';
 import { groupRequests, keysOfTags } from './request-groups';
 import { decideGroups } from './store-calls';
-import { verdictOf } from './verdict-of';
+import { perGroup, verdictOf } from './verdict-of';
 
 /**
  * Decides requests: a remembered rejection, else group by identity -> one store call per group
  * -> verdict, refunding admitted groups when another rejects, and `onRedisError` when the store
- * cannot decide. Knows the store only by its interface.
+ * cannot decide; a store in this process decides all groups at once (decideAll). Knows the
+ * store only by its interface.
  */
 @Injectable()
 export class DecisionEngine implements OnModuleDestroy {
@@ -106,6 +107,14 @@ export class DecisionEngine implements OnModuleDestroy {
   ): Promise<RateLimitVerdict> {
     const nowUs = options?.nowMs === undefined ? undefined : Math.floor(options.nowMs * 1000);
     const groups = groupRequests(this.config.keys, requests);
+    if (this.store.decideAll) {
+      const reply = await this.store.decideAll(
+        op,
+        groups.map((g) => g.entries),
+        nowUs,
+      );
+      return verdictOf(requests, groups, perGroup(groups, reply), this.store.source);
+    }
     const startedMs = Date.now();
     let replies: StoreReply[];
     try {

@@ -10,6 +10,7 @@ import type {
 } from '../store/rate-limit-store.interface';
 import { sharedPolicy } from './outage-share';
 import { RedisRemaining } from './redis-remaining';
+import { REASON } from '../store/reason-code';
 
 interface Shared {
   readonly standing: InstanceStanding;
@@ -18,7 +19,6 @@ interface Shared {
 
 /** Client keys whose last Redis reply is remembered for the fallback. */
 const DEFAULT_REMEMBERED_KEYS = 100_000;
-const LIMIT_REACHED = 1;
 
 /**
  * The memory fallback of `onRedisError: 'memory'`: while Redis is unreachable, each instance
@@ -120,7 +120,7 @@ export class FallbackStore {
       remaining: Math.max(0, allowance),
       resetMs: waitMs,
       retryAfterMs: waitMs,
-      reason: LIMIT_REACHED,
+      reason: REASON.limit,
     };
   }
 

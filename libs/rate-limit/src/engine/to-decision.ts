@@ -1,7 +1,4 @@
-import type {
-  DecisionSource,
-  RateLimitDecision,
-} from '../decision/rate-limit-decision.interface';
+import type { DecisionSource, RateLimitDecision } from '../decision/rate-limit-decision.interface';
 import { capacityOf } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import type { StoreOutcome } from '../store/rate-limit-store.interface';

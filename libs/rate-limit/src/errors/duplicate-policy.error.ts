@@ -6,6 +6,9 @@ import { RateLimitError } from './rate-limit.error';
  * @publicApi
  */
 export class DuplicatePolicyError extends RateLimitError {
+  /** Set explicitly: a minifier would rename the class. */
+  override readonly name = 'DuplicatePolicyError';
+
   constructor(readonly policy: string) {
     super(
       `Rate limit policy "${policy}" appears twice for one identity in one decision; pass it once with the summed cost`,

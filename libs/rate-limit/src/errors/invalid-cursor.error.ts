@@ -5,6 +5,9 @@ import { RateLimitError } from './rate-limit.error';
  * answers 400.
  */
 export class InvalidCursorError extends RateLimitError {
+  /** Set explicitly: a minifier would rename the class. */
+  override readonly name = 'InvalidCursorError';
+
   constructor() {
     super('cursor must be a value returned by a previous page');
   }

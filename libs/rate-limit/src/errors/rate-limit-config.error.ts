@@ -6,6 +6,9 @@ import { RateLimitError } from './rate-limit.error';
  * @publicApi
  */
 export class RateLimitConfigError extends RateLimitError {
+  /** Set explicitly: a minifier would rename the class. */
+  override readonly name = 'RateLimitConfigError';
+
   constructor(
     readonly where: string,
     readonly field: string,

@@ -10,6 +10,9 @@ export type StoreFailure = (typeof STORE_FAILURES)[number];
  * @publicApi
  */
 export class RateLimitStoreError extends RateLimitError {
+  /** Set explicitly: a minifier would rename the class. */
+  override readonly name = 'RateLimitStoreError';
+
   constructor(
     readonly failure: StoreFailure,
     message: string,

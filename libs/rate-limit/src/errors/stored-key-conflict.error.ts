@@ -6,6 +6,9 @@ import { RateLimitError } from './rate-limit.error';
  * @publicApi
  */
 export class StoredKeyConflictError extends RateLimitError {
+  /** Set explicitly: a minifier would rename the class. */
+  override readonly name = 'StoredKeyConflictError';
+
   constructor(
     readonly key: string,
     expected: string,

@@ -8,6 +8,8 @@ import {
   type IdentityFingerprint,
 } from './identity-fingerprint';
 
+const BLOCK_SUFFIX = ':block';
+
 /**
  * Key scheme `<prefix>:{<identity>}:<policy>:<algo>[:block]`. The identity is the hash tag, so
  * every key of one identity is in one Redis Cluster slot (one script call decides them all) and
@@ -79,7 +81,21 @@ export class KeyBuilder {
     return `${this.prefix}:{*${this.stateSuffix(policy)}`;
   }
 
+  /**
+   * A SCAN MATCH pattern for the admin listing: every state and block key of the policy. It also
+   * matches other algorithms whose name starts with this one's (sliding-window-counter), which
+   * stateSuffix() tells apart.
+   */
+  listingPattern(policy: RateLimitPolicy): string {
+    return `${this.statePattern(policy)}*`;
+  }
+
   blockKey(stateKey: string): string {
-    return `${stateKey}:block`;
+    return `${stateKey}${BLOCK_SUFFIX}`;
+  }
+
+  /** The state key a block key belongs to. */
+  stateKeyOfBlock(blockKey: string): string {
+    return blockKey.slice(0, -BLOCK_SUFFIX.length);
   }
 }

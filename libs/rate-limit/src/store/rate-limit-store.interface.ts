@@ -50,6 +50,17 @@ export interface RateLimitStore {
     chargedAtUs?: number,
   ): Promise<StoreReply>;
   /**
+   * Only a store in this process, which never fails for want of a connection: decides every
+   * group of a call at once, all-or-nothing across them (one reply for all their entries, in
+   * order). The engine then uses it instead of one call per group and refunds, and no outage
+   * fallback applies.
+   */
+  decideAll?(
+    op: StoreOp,
+    groups: readonly (readonly StoreEntry[])[],
+    nowUs?: number,
+  ): Promise<StoreReply>;
+  /**
    * The standing of many groups without charging (the admin listing): batched, on a time budget
    * of its own, never counted as a request failure (no breaker, no fallback). A group Redis
    * could not read (a key of another type) is an Error in its place; a store that does not

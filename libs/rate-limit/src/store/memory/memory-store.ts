@@ -57,6 +57,14 @@ export class MemoryStore implements RateLimitStore {
     return this.decideSync(op, entries, nowUs ?? clockUs(), chargedAtUs);
   }
 
+  async decideAll(
+    op: StoreOp,
+    groups: readonly (readonly StoreEntry[])[],
+    nowUs?: number,
+  ): Promise<StoreReply> {
+    return this.decideSync(op, groups.flat(), nowUs ?? clockUs());
+  }
+
   async inspect(groups: readonly (readonly StoreEntry[])[]): Promise<StoreReply[]> {
     const now = clockUs();
     return groups.map((entries) => this.decideSync('peek', entries, now));

@@ -1,0 +1,57 @@
+import { resolveModuleOptions } from '../config/resolve-module-options';
+import { normalizePolicy } from '../policy/normalize-policy';
+import { PolicyRegistry } from '../registry/policy-registry';
+import { MemoryStore } from '../store/memory/memory-store';
+import { DecisionEngine } from './decision-engine';
+import { FallbackStore } from './fallback-store';
+import { storeEntry } from './request-groups';
+
+const config = resolveModuleOptions({ onRedisError: 'memory' });
+const wide = normalizePolicy({ limit: 5, window: '1m' }, 'wide', 'test');
+const narrow = normalizePolicy({ limit: 1, window: '1m' }, 'narrow', 'test');
+
+describe('DecisionEngine on the memory store', () => {
+  let store: MemoryStore;
+  let insurance: FallbackStore;
+  let engine: DecisionEngine;
+  beforeEach(() => {
+    const registry = new PolicyRegistry();
+    registry.register(wide, 'test', true);
+    registry.register(narrow, 'test', true);
+    store = new MemoryStore();
+    insurance = new FallbackStore(
+      new MemoryStore(),
+      { standing: { instances: 1, rank: 0 } },
+      undefined,
+    );
+    engine = new DecisionEngine(config, store, registry, insurance, []);
+  });
+  afterEach(() => {
+    store.close();
+    engine.onModuleDestroy();
+  });
+
+  const remaining = (policy: typeof wide, identity: string) => {
+    const entry = storeEntry(config.keys, policy, config.keys.identityTag(identity), 0);
+    return store.decideSync('peek', [entry], Date.now() * 1000).outcomes[0].remaining;
+  };
+
+  it('decides several identities all-or-nothing at once: nobody else ever sees a charge that a refund takes back', async () => {
+    await engine.decide([{ policy: narrow, identity: 'user:y', cost: 1 }]);
+    const both = [
+      { policy: wide, identity: 'user:x', cost: 1 },
+      { policy: narrow, identity: 'user:y', cost: 1 },
+    ];
+    const pending = engine.decide(both);
+    // Another request of this process could run now: user:x must not look charged.
+    expect(remaining(wide, 'user:x')).toBe(5);
+    expect((await pending).allowed).toBe(false);
+    expect(remaining(wide, 'user:x')).toBe(5);
+  });
+
+  it('keeps no notes for an outage that cannot happen (the fallback stays empty)', async () => {
+    await engine.decide([{ policy: wide, identity: 'user:z', cost: 1 }]);
+    const key = storeEntry(config.keys, wide, config.keys.identityTag('user:z'), 1).key;
+    expect(insurance.holds(key)).toBe(false);
+  });
+});
