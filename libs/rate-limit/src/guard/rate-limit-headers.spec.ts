@@ -1,5 +1,5 @@
 import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
-import { mostRestrictive } from './rate-limit-headers';
+import { mostRestrictive, rateLimitHeaders, toSeconds } from './rate-limit-headers';
 
 const d = (over: Partial<RateLimitDecision>): RateLimitDecision => ({
   policy: 'p',
@@ -44,6 +44,34 @@ describe('mostRestrictive', () => {
     expect(mostRestrictive([shadow, enforced])?.policy).toBe('enforced');
   });
 
+  it('prefers a rejection over an admission, in either order', () => {
+    const rejected = d({ policy: 'rejected', allowed: false, reason: 'limit', retryAfterMs: 1 });
+    const admitted = d({ policy: 'admitted', remaining: 0, resetMs: 60_000 });
+    expect(mostRestrictive([admitted, rejected])?.policy).toBe('rejected');
+    expect(mostRestrictive([rejected, admitted])?.policy).toBe('rejected');
+  });
+
+  it('does not depend on the order the policies are declared in', () => {
+    const few = d({ policy: 'few', remaining: 1 });
+    const many = d({ policy: 'many', remaining: 3 });
+    expect(mostRestrictive([few, many])?.policy).toBe('few');
+    expect(mostRestrictive([many, few])?.policy).toBe('few');
+    const late = d({ policy: 'late', resetMs: 9_000 });
+    const early = d({ policy: 'early', resetMs: 1_000 });
+    expect(mostRestrictive([late, early])?.policy).toBe('late');
+    expect(mostRestrictive([early, late])?.policy).toBe('late');
+  });
+
+  it('keeps the first of two policies in the same state', () => {
+    expect(mostRestrictive([d({ policy: 'first' }), d({ policy: 'second' })])?.policy).toBe(
+      'first',
+    );
+  });
+
+  it('describes nothing when no policy applies', () => {
+    expect(mostRestrictive([])).toBeUndefined();
+  });
+
   it('otherwise the fewest units left, then the latest reset', () => {
     expect(
       mostRestrictive([d({ policy: 'a', remaining: 2 }), d({ policy: 'b', remaining: 1 })])?.policy,
@@ -51,5 +79,60 @@ describe('mostRestrictive', () => {
     expect(
       mostRestrictive([d({ policy: 'a', resetMs: 1 }), d({ policy: 'b', resetMs: 9 })])?.policy,
     ).toBe('b');
+  });
+});
+
+describe('toSeconds (Retry-After and RateLimit-Reset)', () => {
+  it.each([
+    [0, 0],
+    [1, 1],
+    [499, 1],
+    [500, 1],
+    [999, 1],
+    [1_000, 1],
+    [1_001, 2],
+    [1_499, 2],
+    [59_001, 60],
+  ])('%d ms is %d s: rounded up, so a client never retries too early', (ms, seconds) => {
+    expect(toSeconds(ms)).toBe(seconds);
+  });
+
+  it('never tells a rejected client to retry after 0 s', () => {
+    for (const ms of [1, 200, 499]) expect(toSeconds(ms)).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('rateLimitHeaders', () => {
+  const decision = d({ policy: 'login', limit: 5, remaining: 2, resetMs: 1_400 });
+
+  it('standard: RateLimit-Limit, -Remaining and -Reset in whole seconds, rounded up', () => {
+    expect(rateLimitHeaders('standard', decision)).toEqual([
+      ['RateLimit-Limit', '5'],
+      ['RateLimit-Remaining', '2'],
+      ['RateLimit-Reset', '2'],
+    ]);
+  });
+
+  it('standard: a reset 1 ms away is 1 s, not 0 s', () => {
+    expect(rateLimitHeaders('standard', d({ resetMs: 1 }))).toContainEqual([
+      'RateLimit-Reset',
+      '1',
+    ]);
+  });
+
+  it('ietf-draft: RateLimit-Policy and RateLimit structured fields with the policy name quoted', () => {
+    expect(rateLimitHeaders('ietf-draft', decision)).toEqual([
+      ['RateLimit-Policy', '"login";q=5'],
+      ['RateLimit', '"login";r=2;t=2'],
+    ]);
+  });
+
+  it('ietf-draft: a name with a quote stays one String item', () => {
+    const [[, policy]] = rateLimitHeaders('ietf-draft', d({ policy: 'a"b', limit: 1 }));
+    expect(policy).toBe('"a\\"b";q=1');
+  });
+
+  it('none: no header at all', () => {
+    expect(rateLimitHeaders('none', decision)).toEqual([]);
   });
 });

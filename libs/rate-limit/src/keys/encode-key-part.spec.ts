@@ -77,6 +77,37 @@ describe('encodeKeyPart', () => {
     expect(encodeKeyPart(left)).not.toBe(encodeKeyPart(right));
   });
 
+  it.each([
+    ['a colon', 'ip:1', 'ip%3A1'],
+    ['the last ASCII character', 'a\x7fb', 'a%7Fb'],
+    ['the first character past ASCII', '\u0080', '%C2%80'],
+    ['a two-byte character', 'é', '%C3%A9'],
+    ['a three-byte character', '中', '%E4%B8%AD'],
+    ['a four-byte character', '😀', '%F0%9F%98%80'],
+    ['the first lone surrogate', '\uD800', '%uD800'],
+    ['the last lone surrogate', '\uDFFF', '%uDFFF'],
+    ['the character after the surrogates', '\uE000', '%EE%80%80'],
+  ])('encodes %s as UTF-8 %%XX, or a lone surrogate as %%uXXXX', (_label, input, encoded) => {
+    expect(encodeKeyPart(input)).toBe(encoded);
+  });
+
+  it('keeps a safe value of exactly 96 characters as it is', () => {
+    expect(encodeKeyPart('a'.repeat(96))).toBe('a'.repeat(96));
+    expect(encodeKeyPart('%'.repeat(32))).toBe('%25'.repeat(32));
+  });
+
+  it('hashes a value from 97 characters, or one whose encoding passes 96', () => {
+    expect(encodeKeyPart('a'.repeat(97))).toMatch(/^a{64}~[A-Za-z0-9_-]{22}$/);
+    expect(encodeKeyPart('%'.repeat(33))).toMatch(/^(%25){21}~[A-Za-z0-9_-]{22}$/);
+  });
+
+  it('keeps a readable head of 64 characters when whole characters fill it exactly', () => {
+    expect(encodeKeyPart('a'.repeat(200)).split('~')[0]).toBe('a'.repeat(64));
+    expect(encodeKeyPart('a'.repeat(61) + ':'.repeat(50)).split('~')[0]).toBe(
+      'a'.repeat(61) + '%3A',
+    );
+  });
+
   it('cannot be made to look like a hashed long value', () => {
     const long = encodeKeyPart('z'.repeat(500));
     expect(long).toContain('~');
@@ -150,6 +181,11 @@ describe('decodeKeyPart', () => {
     expect(decodeKeyPart(encoded).startsWith(':'.repeat(21) + '…')).toBe(true);
   });
 
+  it('shows a part it cannot decode as it is', () => {
+    expect(decodeKeyPart('ab%E2%82')).toBe('ab%E2%82');
+    expect(decodeKeyPart('%uD800x%3A')).toBe('\uD800x:');
+  });
+
   it('shows the readable prefix and the hash of a long value', () => {
     const decoded = decodeKeyPart(encodeKeyPart(`key:${'k'.repeat(300)}`));
     expect(decoded.startsWith(`key:${'k'.repeat(40)}`)).toBe(true);
@@ -179,6 +215,8 @@ describe('hashedKeyPartOf', () => {
     'key:abc…',
     'key:abc…(sha256:short)',
     `${'x'.repeat(65)}…(sha256:${'A'.repeat(22)})`,
+    `x…(sha256:${'A'.repeat(22)}) `,
+    `x…(sha256:${'A'.repeat(22)})x`,
   ])('is undefined for %j, which no hashed value shows as', (display) => {
     expect(hashedKeyPartOf(display)).toBeUndefined();
   });

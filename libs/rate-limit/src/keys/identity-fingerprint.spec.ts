@@ -1,5 +1,10 @@
 import { encodeKeyPart } from './encode-key-part';
-import { IdentityFingerprint, fingerprintPartOf } from './identity-fingerprint';
+import {
+  IdentityFingerprint,
+  MIN_IDENTITY_SECRET_LENGTH,
+  fingerprintPartOf,
+  newIdentitySecret,
+} from './identity-fingerprint';
 import { KeyBuilder } from './key-builder';
 
 const SECRET = Buffer.from('a-test-secret-of-at-least-32-characters');
@@ -11,7 +16,12 @@ function builder(ips = false): KeyBuilder {
 }
 
 describe('identity fingerprints', () => {
-  const keys = builder();
+  // Built in beforeAll, not while Jest collects the tests: mutation testing then sees the
+  // KeyBuilder code as run by tests (docs/MUTATION.md, static mutants).
+  let keys: KeyBuilder;
+  beforeAll(() => {
+    keys = builder();
+  });
   const listed = (identity: string) => keys.listedIdentity(keys.identityTag(identity));
 
   it.each([
@@ -27,6 +37,29 @@ describe('identity fingerprints', () => {
     const tag = keys.identityTag(identity);
     const value = identity.slice(identity.lastIndexOf(':') + 1);
     expect(tag).not.toContain(value.length > 8 ? value.slice(4) : value);
+  });
+
+  it.each([
+    // A one-letter kind is a kind too.
+    ['x:secret-value', /^x:\(hmac:[A-Za-z0-9_-]{22}\)$/],
+    // The longest kind: its colon at index 47.
+    [`${'k'.repeat(47)}:v`, new RegExp(`^${'k'.repeat(47)}:\\(hmac:[A-Za-z0-9_-]{22}\\)$`)],
+    // One character longer is just text with a colon: nothing of it is shown.
+    [`${'k'.repeat(48)}:v`, /^\(hmac:[A-Za-z0-9_-]{22}\)$/],
+    // A header kind keeps the header name, up to its second colon.
+    ['h:x-api-key:abc:def', /^h:x-api-key:\(hmac:[A-Za-z0-9_-]{22}\)$/],
+    // An API key of exactly 16 characters shows its first 4; 15 do not.
+    ['key:abcd567890123456', /^key:abcd…\(hmac:[A-Za-z0-9_-]{22}\)$/],
+    ['key:abcd56789012345', /^key:\(hmac:[A-Za-z0-9_-]{22}\)$/],
+    // The hint only ever comes from an API key.
+    ['user:abcd567890123456', /^user:\(hmac:[A-Za-z0-9_-]{22}\)$/],
+  ])('lists %j as %s', (identity, form) => {
+    expect(listed(identity)).toMatch(form);
+  });
+
+  it('keys the whole identity: the same value under two kinds gets two keys', () => {
+    expect(keys.identityTag('user:42')).not.toBe(keys.identityTag('key:42'));
+    expect(keys.identityTag('user:42')).not.toBe(keys.identityTag('user:43'));
   });
 
   it('keeps ip: and route: readable, unless ips is set', () => {
@@ -59,11 +92,30 @@ describe('identity fingerprints', () => {
     }
     expect(fingerprintPartOf('user:carol')).toBeUndefined();
     expect(fingerprintPartOf('user:(hmac:short)')).toBeUndefined();
+    const form = listed('user:carol');
+    expect(fingerprintPartOf(`${form}x`)).toBeUndefined();
+    expect(fingerprintPartOf(`${form}\n`)).toBeUndefined();
+  });
+
+  it('maps a listed form with a hint back to the same key part', () => {
+    const identity = 'key:sk_live_0123456789abcdef';
+    const tag = keys.identityTag(identity);
+    expect(keys.operatorTags(listed(identity))).toEqual([keys.identityTag(listed(identity)), tag]);
   });
 
   it('useFingerprint(undefined) keys identities in clear again (identityHashing: false)', () => {
     const clear = builder();
     clear.useFingerprint(undefined);
     expect(clear.listedIdentity(clear.identityTag('user:dave'))).toBe('user:dave');
+  });
+});
+
+describe('newIdentitySecret', () => {
+  it('is 32 random bytes in base64url, long enough to be taken as a secret', () => {
+    const secret = newIdentitySecret();
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(secret, 'base64url')).toHaveLength(32);
+    expect(secret.length).toBeGreaterThanOrEqual(MIN_IDENTITY_SECRET_LENGTH);
+    expect(newIdentitySecret()).not.toBe(secret);
   });
 });

@@ -167,6 +167,42 @@ describe('normalizePolicy', () => {
     },
   );
 
+  // The whole message, as a developer reads it at bootstrap.
+  it.each([
+    [{ limit: 0 }, '"limit" must be an integer from 1 to 1000000000 (got 0)'],
+    [{ burst: 2.5 }, '"burst" must be an integer from 1 to 1000000000 (got 2.5)'],
+    [{ cost: -1 }, '"cost" must be an integer from 1 to 1000000000 (got -1)'],
+    [
+      { window: '10 parsecs' },
+      '"window" must be a whole number of ms from 1 to 31622400000, or a string like ' +
+        `'500ms', '10s', '5m', '1h', '1d' (got "10 parsecs")`,
+    ],
+    [
+      { blockFor: 0 },
+      '"blockFor" must be a whole number of ms from 1 to 31622400000, or a string like ' +
+        `'500ms', '10s', '5m', '1h', '1d' (got 0)`,
+    ],
+    [
+      { algo: 'leaky-window' },
+      `"algo" must be one of ${RATE_LIMIT_ALGORITHMS.join(', ')} (got "leaky-window")`,
+    ],
+    [{ mode: 'off' }, `"mode" must be 'enforce' or 'shadow' (got "off")`],
+    [
+      { algo: 'sliding-window', limit: 10_001 },
+      `"limit" must be at most 10000 with algo 'sliding-window', which keeps one entry per ` +
+        `request in the window (got 10001); use 'sliding-window-counter' for larger limits`,
+    ],
+  ] as [Partial<RateLimitOptions>, string][])('explains %j as: %s', (options, problem) => {
+    expect(rejectionOf(options).message).toBe(`Invalid rate limit options on ${WHERE}: ${problem}`);
+  });
+
+  it('explains a bad name', () => {
+    expect(rejectionOf({}, 'a:b').message).toBe(
+      `Invalid rate limit options on ${WHERE}: "name" must be 1-128 characters of ` +
+        'A-Z a-z 0-9 . _ - # / @ (got "a:b")',
+    );
+  });
+
   it('reports the value it got', () => {
     expect(rejectionOf({ limit: 0 }).message).toContain('(got 0)');
     expect(rejectionOf({ window: '10 parsecs' }).message).toContain('10 parsecs');

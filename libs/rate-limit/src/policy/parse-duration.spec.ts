@@ -11,6 +11,10 @@ describe('parseDurationMs', () => {
     ['0.5m', 30_000],
     [' 10s ', 10_000],
     ['250', 250],
+    [' 250 ', 250],
+    ['1.25s', 1_250],
+    ['2.125m', 127_500],
+    ['1.001s', 1_001],
   ])('reads %j as %d ms', (text, ms) => {
     expect(parseDurationMs(text)).toBe(ms);
   });
@@ -27,7 +31,23 @@ describe('parseDurationMs', () => {
     },
   );
 
-  it.each([null, undefined, {}, [], true])('cannot read %p', (value) => {
-    expect(parseDurationMs(value)).toBeNaN();
+  // Only plain digits may stand for milliseconds without a unit: what Number() would also take
+  // (exponents, hex, signs, separators) is not a duration.
+  it.each(['1e3', '0x10', '-5', '+5', '.5', '5.', '1_000', '12abc', 'abc12', '1 2'])(
+    'cannot read %j, which is no whole number of milliseconds',
+    (text) => {
+      expect(parseDurationMs(text)).toBeNaN();
+    },
+  );
+
+  it('keeps a real fraction of a millisecond, for the caller to refuse', () => {
+    expect(parseDurationMs('1.5ms')).toBe(1.5);
   });
+
+  it.each([null, undefined, {}, [], ['10s'], [250], new String('10s'), true])(
+    'cannot read %p',
+    (value) => {
+      expect(parseDurationMs(value)).toBeNaN();
+    },
+  );
 });
