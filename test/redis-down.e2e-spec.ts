@@ -29,6 +29,7 @@ import { createDemoApp } from './utils/create-demo-app';
 import { untilDisconnected, untilReady, untilReconnectDelay } from './utils/redis-readiness';
 import { UnhandledRejections } from './utils/unhandled-rejections';
 import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
+import { LIMITED_ROUTES } from './support/demo-routes';
 
 type Mode = 'memory' | 'open' | 'closed';
 
@@ -38,17 +39,6 @@ const TEN_SECONDS = 10_000;
 const BURST_HEADROOM_MS = 2_000;
 /** The cap of the library's reconnect backoff (LIMITER_CLIENT_DEFAULTS.retryStrategy). */
 const MAX_RECONNECT_DELAY_MS = 1_000;
-
-const LIMITED_ROUTES = [
-  '/api/fixed-window',
-  '/api/sliding-window',
-  '/api/sliding-window-counter',
-  '/api/token-bucket',
-  '/api/leaky-bucket',
-  '/api/gcra',
-  '/api/stacked',
-  '/api/keyed',
-];
 
 // The file needs a Redis it can stop; with REDIS_URL set (not owned) it is skipped.
 const describeOwned = ownsTestRedis() ? describe : describe.skip;

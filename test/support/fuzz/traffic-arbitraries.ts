@@ -5,20 +5,9 @@
  */
 import fc from 'fast-check';
 import { RATE_LIMIT_ALGORITHMS } from '../../../libs/rate-limit/src/policy/rate-limit-algorithm';
+import { PUBLIC_ROUTES } from '../demo-routes';
 import { PROTOTYPE_NAMES, headerValue, hex, hostileText, numberText, pct } from './hostile-values';
 
-/** Every public route of the demo (each one limited, except /api/unlimited). */
-export const PUBLIC_ROUTES = [
-  '/api/fixed-window',
-  '/api/sliding-window',
-  '/api/sliding-window-counter',
-  '/api/token-bucket',
-  '/api/leaky-bucket',
-  '/api/gcra',
-  '/api/stacked',
-  '/api/keyed',
-  '/api/unlimited',
-];
 
 /** `size` loopback clients (127.<block>.x.y), so that not every request meets one exhausted limit. */
 export const sourceAddress = (block: number, size = 16): fc.Arbitrary<string> =>
