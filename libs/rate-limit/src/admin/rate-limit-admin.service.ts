@@ -62,7 +62,7 @@ export class RateLimitAdminService {
     const current = await fromStore(async () => {
       const hash = (await this.overrides.readAll([name])).get(name);
       if (hash instanceof Error) {
-        throw new StoredKeyConflictError(`${this.config.keys.prefix}:policy:${name}`, 'a hash');
+        throw new StoredKeyConflictError(this.config.keys.policyKey(name), 'a hash');
       }
       return hash ? parseOverrideHash(hash).override : null;
     });

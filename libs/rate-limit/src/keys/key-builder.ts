@@ -67,6 +67,11 @@ export class KeyBuilder {
     return listed === undefined ? [own] : [own, this.tagOf(listed)];
   }
 
+  /** The hash holding the policy's runtime override (`redis-cli HSET` writes it too). */
+  policyKey(name: string): string {
+    return `${this.prefix}:policy:${name}`;
+  }
+
   stateKey(tag: string, policy: RateLimitPolicy): string {
     return `${tag}${policy.name}:${policy.algo}`;
   }

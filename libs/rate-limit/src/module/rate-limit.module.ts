@@ -74,7 +74,7 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
         channel: PolicyChannel,
       ): PolicyOverrideStore =>
         connection.client
-          ? new RedisPolicyOverrideStore(connection.client, config.keys.prefix, channel)
+          ? new RedisPolicyOverrideStore(connection.client, config.keys, channel)
           : new MemoryPolicyOverrideStore(channel),
     },
     InstanceHeartbeat,

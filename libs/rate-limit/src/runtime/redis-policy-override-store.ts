@@ -4,6 +4,7 @@ import type { PolicyOverride } from '../policy/policy-thresholds';
 import { StoredKeyConflictError } from '../errors/stored-key-conflict.error';
 import type { RedisClient } from '../store/redis/redis-script';
 import { encodeOverride, parseOverrideHash } from './policy-override-codec';
+import type { KeyBuilder } from '../keys/key-builder';
 import type { PolicyChannel } from './policy-channel';
 import type { PolicyOverrideStore } from './policy-override-store';
 import { BACKGROUND_TIMEOUT_MS } from '../rate-limit.constants';
@@ -15,13 +16,9 @@ import { BACKGROUND_TIMEOUT_MS } from '../rate-limit.constants';
 export class RedisPolicyOverrideStore implements PolicyOverrideStore {
   constructor(
     private readonly client: RedisClient,
-    private readonly prefix: string,
+    private readonly keys: KeyBuilder,
     private readonly channel: PolicyChannel,
   ) {}
-
-  hashKey(name: string): string {
-    return `${this.prefix}:policy:${name}`;
-  }
 
   async readAll(names: readonly string[]): Promise<Map<string, Record<string, string> | Error>> {
     // One HGETALL per key: on a cluster the hashes live in different slots. A key of another
@@ -29,7 +26,7 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
     const hashes = await withTimeout(
       Promise.all(
         names.map((name) =>
-          this.client.hgetall(this.hashKey(name)).catch((error: unknown) => {
+          this.client.hgetall(this.keys.policyKey(name)).catch((error: unknown) => {
             if (error instanceof ReplyError) return error as Error;
             throw error;
           }),
@@ -41,7 +38,7 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
   }
 
   async update(name: string, fields: PolicyOverride): Promise<PolicyOverride | null> {
-    const key = this.hashKey(name);
+    const key = this.keys.policyKey(name);
     // HSET of the changed fields only: a field another instance or redis-cli set meanwhile stays.
     const replies = await withTimeout(
       this.client.multi().hset(key, encodeOverride(fields)).hgetall(key).exec(),
@@ -59,7 +56,7 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
   }
 
   async clear(name: string): Promise<void> {
-    await withTimeout(this.client.del(this.hashKey(name)), BACKGROUND_TIMEOUT_MS);
+    await withTimeout(this.client.del(this.keys.policyKey(name)), BACKGROUND_TIMEOUT_MS);
     await this.channel.announceOverride(name, null);
   }
 }
