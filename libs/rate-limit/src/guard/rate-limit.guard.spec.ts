@@ -17,6 +17,7 @@ import { RateLimitModule } from '../module/rate-limit.module';
 import { decodeKeyPart, encodeKeyPart } from '../keys/encode-key-part';
 import { PolicyRegistry } from '../registry/policy-registry';
 import { RateLimiterService } from '../service/rate-limiter.service';
+import { UnknownPolicyError } from '../errors/unknown-policy.error';
 import { RateLimitGuard } from './rate-limit.guard';
 
 /** supertest reaches the app over loopback; the guard reports `::ffff:127.0.0.1` as IPv4. */
@@ -285,6 +286,13 @@ describe('RateLimitGuard with the memory store and standard headers', () => {
     expect((await limiter.peek('stacked-2', long)).remaining).toBe(1);
     await app.get(RateLimitAdminService).resetKey('stacked-2', listed);
     expect((await limiter.peek('stacked-2', long)).remaining).toBe(2);
+  });
+
+  it('refuses a reset under an unknown policy, from code and from the admin alike', async () => {
+    await expect(limiter.reset('nope', 'user:x')).rejects.toThrow(UnknownPolicyError);
+    await expect(app.get(RateLimitAdminService).resetKey('nope', 'user:x')).rejects.toThrow(
+      UnknownPolicyError,
+    );
   });
 
   it('keys a user id by its fingerprint; reset() takes the raw id, the admin resetKey() the listed form', async () => {

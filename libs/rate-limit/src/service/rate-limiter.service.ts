@@ -58,7 +58,6 @@ export class RateLimiterService {
 
   /** Forgets the identity's state and block under the policy on every instance. */
   async reset(policyName: string, identity: string): Promise<void> {
-    this.policy(policyName);
     await this.resets.reset(policyName, [this.config.keys.identityTag(identity)]);
   }
 
