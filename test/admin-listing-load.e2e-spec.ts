@@ -8,7 +8,12 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { RateLimiterService, RateLimitMetrics } from '@app/rate-limit';
 import { metricTotal, parseMetrics } from './support/demo-process';
-import { startTestRedis, uniquePrefix, type TestRedis } from '../libs/rate-limit/test/support/redis-test-server';
+import {
+  startTestRedis,
+  uniquePrefix,
+  type TestRedis,
+} from '../libs/rate-limit/test/support/redis-test-server';
+import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
 import { createDemoApp } from './utils/create-demo-app';
 import { untilReady } from './utils/redis-readiness';
 
@@ -32,6 +37,9 @@ describe('six keys listings of 1,000 at once beside live traffic', () => {
       ADMIN_TOKEN: TOKEN,
     });
     await untilReady(app);
+    // The demo's fixed window is 10 s, aligned to the epoch: the clients charged here must still
+    // be in their window when the listings read them (charging and listing take about 3 s).
+    await ensureWindowHeadroom(10_000, 9_000);
     const limiter = app.get(RateLimiterService);
     for (let n = 0; n < CLIENTS; n += 1_000) {
       const batch = Array.from({ length: 1_000 }, (_, i) => limiter.consume(POLICY, ip(n + i)));
