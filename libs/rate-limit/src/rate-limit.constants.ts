@@ -13,6 +13,8 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 100;
 export const DEFAULT_API_KEY_HEADER = 'x-api-key';
 /** Injection token of the policy override store (Redis hashes, or this process only). */
 export const RATE_LIMIT_OVERRIDES = Symbol('RATE_LIMIT_OVERRIDES');
+/** Injection token of the list of client overrides (a Redis hash per policy, or this process). */
+export const RATE_LIMIT_CLIENT_OVERRIDES = Symbol('RATE_LIMIT_CLIENT_OVERRIDES');
 /** Injection token of the channel announcing policy changes and resets to every instance. */
 export const RATE_LIMIT_CHANNEL = Symbol('RATE_LIMIT_CHANNEL');
 /** Injection token of what is told of every decision (stats, metrics). */

@@ -6,11 +6,7 @@ import type { RateLimitModuleOptions } from '../src/config/rate-limit-module-opt
 import { RATE_LIMIT_STORE } from '../src/rate-limit.constants';
 import { RateLimiterService } from '../src/service/rate-limiter.service';
 import type { RateLimitStore } from '../src/store/rate-limit-store.interface';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from './support/redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 import { within } from './support/within';
 
 /**

@@ -4,11 +4,7 @@ import { KeyBuilder } from '../src/keys/key-builder';
 import { LIMITER_CLIENT_DEFAULTS, waitUntilReady } from '../src/store/redis/create-redis-client';
 import { RedisStore, type StoreObserver } from '../src/store/redis/redis-store';
 import { withTimeout } from '../src/store/redis/with-timeout';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from './support/redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 import { Client, policy } from './support/store-harness';
 
 /** Keeps this process's event loop busy, as parsing a burst of requests does. */

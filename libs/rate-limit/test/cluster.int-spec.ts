@@ -19,11 +19,7 @@ import type { RateLimitStore } from '../src/store/rate-limit-store.interface';
 import { createRedisClient, waitUntilReady } from '../src/store/redis/create-redis-client';
 import { loadDecideScripts } from '../src/store/redis/decide-script';
 import { RedisStore } from '../src/store/redis/redis-store';
-import {
-  startTestCluster,
-  type ClusterNodeInfo,
-  type TestCluster,
-} from './support/redis-cluster';
+import { startTestCluster, type ClusterNodeInfo, type TestCluster } from './support/redis-cluster';
 import { uniquePrefix } from './support/redis-test-server';
 import { Client, policy, type StoreUnderTest } from './support/store-harness';
 import { fixedWindowCount } from './support/fixed-window-count';

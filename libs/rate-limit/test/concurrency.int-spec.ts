@@ -2,11 +2,7 @@ import Redis from 'ioredis';
 import { KeyBuilder } from '../src/keys/key-builder';
 import { RATE_LIMIT_ALGORITHMS } from '../src/policy/rate-limit-algorithm';
 import { RedisStore } from '../src/store/redis/redis-store';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from './support/redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 import { Client, T0, policy } from './support/store-harness';
 
 /**

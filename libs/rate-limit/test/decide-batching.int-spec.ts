@@ -2,11 +2,7 @@ import Redis from 'ioredis';
 import { RateLimitStoreError } from '../src/errors/rate-limit-store.error';
 import { KeyBuilder } from '../src/keys/key-builder';
 import { RedisStore } from '../src/store/redis/redis-store';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from './support/redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 import { Client, policy } from './support/store-harness';
 
 /**

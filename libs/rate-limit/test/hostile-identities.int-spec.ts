@@ -2,11 +2,7 @@ import fc from 'fast-check';
 import Redis from 'ioredis';
 import { KeyBuilder } from '../src/keys/key-builder';
 import { RedisStore } from '../src/store/redis/redis-store';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from './support/redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 import { Client, T0, policy } from './support/store-harness';
 
 /**

@@ -6,11 +6,7 @@ import { RATE_LIMIT_CONFIG } from '../src/rate-limit.constants';
 import type { RateLimitConfig } from '../src/config/resolve-module-options';
 import { IdentitySecret } from '../src/runtime/identity-secret.service';
 import { RateLimiterService } from '../src/service/rate-limiter.service';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from './support/redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 
 /**
  * Identities that are secrets are keyed by an HMAC whose secret every instance shares: stored

@@ -12,11 +12,7 @@ import { RATE_LIMIT_CONFIG } from '../src/rate-limit.constants';
 import { PolicyRegistry } from '../src/registry/policy-registry';
 import { RateLimiterService } from '../src/service/rate-limiter.service';
 import { runRedisCli } from './support/redis-cluster';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from './support/redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 
 /** A redis-server with `requirepass`: the right password decides in Redis, a wrong one falls back. */
 

@@ -3,11 +3,7 @@ import { RateLimitStoreError } from '../src/errors/rate-limit-store.error';
 import { KeyBuilder } from '../src/keys/key-builder';
 import { RedisStore } from '../src/store/redis/redis-store';
 import { LIMITER_CLIENT_DEFAULTS } from '../src/store/redis/create-redis-client';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from './support/redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 import { Client, T0, policy } from './support/store-harness';
 
 describe('RedisStore against a real Redis', () => {

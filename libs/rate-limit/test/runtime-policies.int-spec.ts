@@ -13,11 +13,7 @@ import { PolicyStats } from '../src/runtime/policy-stats.service';
 import { PolicySync } from '../src/runtime/policy-sync.service';
 import { RateLimiterService } from '../src/service/rate-limiter.service';
 import { InvalidCostError } from '../src/errors/invalid-cost.error';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from './support/redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 import { ensureWindowHeadroom } from './support/window-headroom';
 import { within } from './support/within';
 

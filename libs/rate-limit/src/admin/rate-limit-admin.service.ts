@@ -4,10 +4,16 @@ import { InvalidPolicyChangeError } from '../errors/invalid-policy-change.error'
 import { StoredKeyConflictError } from '../errors/stored-key-conflict.error';
 import { UnknownPolicyError } from '../errors/unknown-policy.error';
 import type { RateLimitConfig } from '../config/resolve-module-options';
-import { thresholdProblem } from '../policy/threshold-problem';
+import {
+  TIER_THRESHOLDS,
+  type PolicyOverride,
+  type TierThresholds,
+} from '../policy/policy-thresholds';
+import { UnknownTierError } from '../errors/unknown-tier.error';
+import { tierField } from '../runtime/policy-override-codec';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { RATE_LIMIT_CONFIG, RATE_LIMIT_OVERRIDES, RATE_LIMIT_STORE } from '../rate-limit.constants';
-import { PolicyRegistry } from '../registry/policy-registry';
+import { PolicyRegistry, effectiveProblem } from '../registry/policy-registry';
 import { parseOverrideHash } from '../runtime/policy-override-codec';
 import type { PolicyOverrideStore } from '../runtime/policy-override-store';
 import { PolicyStats } from '../runtime/policy-stats.service';
@@ -59,19 +65,53 @@ export class RateLimitAdminService {
     this.known(name);
     // Checked as a whole, on the override as stored now (another instance or redis-cli may have
     // changed it since this one last read it), before anything is written.
-    const current = await fromStore(async () => {
+    const current = await this.storedOverride(name);
+    this.checkResult(name, { ...current, ...patch });
+    return this.write(name, patch);
+  }
+
+  /** Sets the changed thresholds of one tier, as `update` does for the policy. */
+  async updateTier(name: string, tier: string, patch: TierThresholds): Promise<PolicyView> {
+    this.knownTier(name, tier);
+    const current = await this.storedOverride(name);
+    const tiers = { ...current?.tiers, [tier]: { ...current?.tiers?.[tier], ...patch } };
+    this.checkResult(name, { ...current, tiers });
+    return this.write(name, { tiers: { [tier]: patch } });
+  }
+
+  /** Back to the tier's declared thresholds (the policy's own override stays). */
+  async clearTierOverride(name: string, tier: string): Promise<PolicyView> {
+    this.knownTier(name, tier);
+    const removed = TIER_THRESHOLDS.map((field) => tierField(tier, field));
+    return this.write(name, {}, removed);
+  }
+
+  private async storedOverride(name: string): Promise<PolicyOverride | null> {
+    // Checked as a whole, on the override as stored now (another instance or redis-cli may have
+    // changed it since this one last read it), before anything is written.
+    return fromStore(async () => {
       const hash = (await this.overrides.readAll([name])).get(name);
       if (hash instanceof Error) {
         throw new StoredKeyConflictError(this.config.keys.policyKey(name), 'a hash');
       }
       return hash ? parseOverrideHash(hash).override : null;
     });
-    const result = this.registry.preview(name, { ...current, ...patch });
-    const problem = result && thresholdProblem(result);
+  }
+
+  private checkResult(name: string, override: PolicyOverride): void {
+    const result = this.registry.preview(name, override);
+    const problem = result && effectiveProblem(result);
     if (problem) throw new InvalidPolicyChangeError([problem]);
+  }
+
+  private async write(
+    name: string,
+    patch: PolicyOverride,
+    removed: readonly string[] = [],
+  ): Promise<PolicyView> {
     const fields = { ...patch, updatedAt: Date.now() };
     const before = this.registry.get(name)!;
-    const override = await writing(() => this.overrides.update(name, fields));
+    const override = await writing(() => this.overrides.update(name, fields, removed));
     this.registry.applyOverride(name, override);
     await this.shortenIfNeeded(before);
     return this.get(name);
@@ -111,6 +151,11 @@ export class RateLimitAdminService {
   /** Unknown policy: UnknownPolicyError, from IdentityResets. */
   async resetKey(name: string, identity: string): Promise<void> {
     await this.keyUsage.reset(name, identity);
+  }
+
+  private knownTier(name: string, tier: string): void {
+    this.known(name);
+    if (!this.registry.declaredTiers(name).has(tier)) throw new UnknownTierError(name, tier);
   }
 
   private known(name: string): RateLimitPolicy {

@@ -1,6 +1,11 @@
 import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import type { TrustProxy } from '../identity/client-ip';
-import type { KeySource, RateLimitOptions } from '../policy/rate-limit-options.interface';
+import type {
+  KeySource,
+  RateLimitOptions,
+  SkipPredicate,
+  TierResolver,
+} from '../policy/rate-limit-options.interface';
 
 /** Cluster nodes and options for a client the module creates. */
 export interface RedisClusterConnection {
@@ -36,6 +41,17 @@ export interface RateLimitModuleOptions {
   key?: KeySource;
   /** Applies to every guarded handler without its own `@RateLimit()`. @default none */
   defaultPolicy?: RateLimitOptions;
+  /**
+   * Which tier a request is in, for every policy that declares `tiers` and no `tier` of its own
+   * (say, `(ctx) => ctx.switchToHttp().getRequest().user?.plan`). @default none: the policy's
+   * own thresholds
+   */
+  tier?: TierResolver;
+  /**
+   * A request for which it answers true is not limited at all (no policy, no headers, not
+   * counted): health probes, internal callers. Policies have a `skip` of their own too.
+   */
+  skip?: SkipPredicate;
   /** Named policies for `RateLimiterService` that no decorator declares. */
   policies?: (RateLimitOptions & { name: string })[];
   /** @default 'memory' */

@@ -165,6 +165,11 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Rate
     50,
     60_000,
   );
+  for (const field of ['tier', 'skip'] as const) {
+    if (options[field] !== undefined && typeof options[field] !== 'function') {
+      throw new RateLimitConfigError(WHERE, field, 'must be a function of the ExecutionContext');
+    }
+  }
   const apiKeyHeader = (options.apiKeyHeader ?? DEFAULT_API_KEY_HEADER).toLowerCase();
   const keys = new KeyBuilder(prefix);
   const identityHashing = resolveIdentityHashing(options.identityHashing, keys);

@@ -1,5 +1,5 @@
 /** Why a policy did not admit a request. */
-export type RateLimitReason = 'limit' | 'blocked' | 'cost-exceeds-capacity';
+export type RateLimitReason = 'limit' | 'blocked' | 'cost-exceeds-capacity' | 'denied';
 
 /** Which store decided: Redis, the in-memory store (by choice or as insurance), or nobody. */
 export type DecisionSource = 'redis' | 'memory' | 'fail-open' | 'fail-closed';
@@ -21,6 +21,10 @@ export interface RateLimitDecision {
   /** 0 when allowed. */
   readonly retryAfterMs: number;
   readonly reason?: RateLimitReason;
+  /** The message of a client override's `deny` (reason 'denied'), when it set one. */
+  readonly message?: string;
+  /** The tier whose thresholds decided, when the request was in one of the policy's tiers. */
+  readonly tier?: string;
   readonly source: DecisionSource;
 }
 

@@ -18,7 +18,7 @@ interface Entry {
 
 /** What rejectionKey() needs of a request: the same fields as `PolicyRequest`. */
 export interface RejectedRequest {
-  readonly policy: { readonly name: string };
+  readonly policy: { readonly name: string; readonly tier?: string };
   readonly identity: string;
   readonly cost: number;
 }
@@ -32,8 +32,11 @@ export function rejectionKey(
   requests: readonly RejectedRequest[],
   identityTag: (identity: string) => string,
 ): string {
+  // A tier's thresholds are not the policy's: a client moved to another tier is decided anew.
   const one = ({ policy, identity, cost }: RejectedRequest): string =>
-    `${cost}\u0000${policy.name}\u0000${identityTag(identity)}`;
+    policy.tier === undefined
+      ? `${cost}\u0000${policy.name}\u0000${identityTag(identity)}`
+      : `${cost}\u0000${policy.name}\u0002${policy.tier}\u0000${identityTag(identity)}`;
   return requests.length === 1 ? one(requests[0]) : requests.map(one).join('\u0001');
 }
 

@@ -14,6 +14,7 @@ const policy = (algo: RateLimitAlgorithm, limit = 50, mode: 'enforce' | 'shadow'
   normalizePolicy({ algo, limit, window: YEAR_MS, mode }, `p-${algo}`, 'test');
 const entry = (p: RateLimitPolicy, key = 'k'): StoreEntry => ({
   key: `${key}:${p.algo}`,
+  overrideKey: `${key}:${p.name}:client`,
   blockKey: `${key}:${p.algo}:block`,
   policy: p,
   cost: 1,

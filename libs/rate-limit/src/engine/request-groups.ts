@@ -44,7 +44,8 @@ export function storeEntry(
   cost: number,
 ): StoreEntry {
   const key = keys.stateKey(tag, policy);
-  return { key, blockKey: keys.blockKey(key), policy, cost };
+  const overrideKey = keys.clientOverrideKey(tag, policy.name);
+  return { key, overrideKey, blockKey: keys.blockKey(key), policy, cost };
 }
 
 /** Every key the identities of these tags may have under a policy, whatever algorithm wrote it. */

@@ -24,5 +24,7 @@ export function toDecision(
   // Only a refusal has a reason; set in place rather than spread (this runs per request).
   const reason = REASON_OF_CODE[outcome.reason];
   if (reason) decision.reason = reason;
+  if (outcome.message !== undefined) decision.message = outcome.message;
+  if (policy.tier !== undefined) decision.tier = policy.tier;
   return decision;
 }

@@ -14,6 +14,7 @@ import { PolicyRegistry } from '../registry/policy-registry';
 import { RouteTable } from '../registry/route-table';
 import { DecisionEngine } from '../engine/decision-engine';
 import type { PolicyRequest } from '../engine/policy-request';
+import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { mostRestrictive, rateLimitHeaders, toSeconds } from './rate-limit-headers';
 import { rejectionException } from './rejection-exceptions';
 import { setResponseHeader, type HeaderWriter } from './set-response-header';
@@ -37,6 +38,15 @@ export class RateLimitGuard implements CanActivate {
     if (context.getType() !== 'http') return true;
     const route = this.routes.routeFor(context.getClass(), context.getHandler() as () => unknown);
     if (!route) return true;
+    const skip = this.config.options.skip?.(context);
+    if (skip === true) return true;
+    if (skip instanceof Promise) {
+      return skip.then((skipped) => (skipped === true ? true : this.limit(route, context)));
+    }
+    return this.limit(route, context);
+  }
+
+  private limit(route: CompiledRoute, context: ExecutionContext): boolean | Promise<boolean> {
     const requests = this.requests(route, context);
     return Array.isArray(requests)
       ? this.decide(context, requests)
@@ -84,7 +94,10 @@ export class RateLimitGuard implements CanActivate {
     return true;
   }
 
-  /** Adds the route's policies from `from` on; waits only where an identity resolver does. */
+  /**
+   * Adds the route's policies from `from` on; waits only where a resolver (skip, identity,
+   * tier) does.
+   */
   private collect(
     route: CompiledRoute,
     context: ExecutionContext,
@@ -92,24 +105,55 @@ export class RateLimitGuard implements CanActivate {
     from: number,
   ): PolicyRequest[] | Promise<PolicyRequest[]> {
     for (let i = from; i < route.policies.length; i++) {
-      const { name, cost, identity } = route.policies[i];
-      const policy = this.registry.get(name)!;
+      const routePolicy = route.policies[i];
+      const policy = this.registry.get(routePolicy.name)!;
       if (!policy.enabled) continue;
-      const resolved = identity(context);
-      if (typeof resolved !== 'string') {
-        return resolved.then((id) => {
-          requests.push({ policy, identity: id, cost: costOf(name, cost, context) });
+      // The usual case, nothing to resolve but a synchronous identity, builds no closure.
+      const plain = routePolicy.skip === undefined && routePolicy.tier === undefined;
+      const identity = plain ? routePolicy.identity(context) : undefined;
+      if (typeof identity === 'string') {
+        requests.push({ policy, identity, cost: costOf(routePolicy, context) });
+        continue;
+      }
+      const request = this.request(routePolicy, policy, context, identity);
+      if (request instanceof Promise) {
+        return request.then((resolved) => {
+          if (resolved) requests.push(resolved);
           return this.collect(route, context, requests, i + 1);
         });
       }
-      requests.push({ policy, identity: resolved, cost: costOf(name, cost, context) });
+      if (request) requests.push(request);
     }
     return requests;
   }
+
+  /** One policy's request: skipped (null), else its identity and tier, resolved in turn. */
+  private request(
+    routePolicy: RoutePolicy,
+    policy: RateLimitPolicy,
+    context: ExecutionContext,
+    pendingIdentity?: Promise<string>,
+  ): PolicyRequest | null | Promise<PolicyRequest | null> {
+    return then(routePolicy.skip?.(context), (skipped) => {
+      if (skipped === true) return null;
+      return then(pendingIdentity ?? routePolicy.identity(context), (identity) =>
+        then(routePolicy.tier?.(context), (tier) => ({
+          policy: (tier !== undefined && this.registry.getTier(routePolicy.name, tier)) || policy,
+          identity,
+          cost: costOf(routePolicy, context),
+        })),
+      );
+    });
+  }
 }
 
-function costOf(policy: string, cost: RoutePolicy['cost'], context: ExecutionContext): number {
-  return typeof cost === 'number' ? cost : checkedCost(policy, cost(context));
+/** `next(value)`, after it settles if it is a promise: synchronous resolvers stay synchronous. */
+function then<T, R>(value: T | Promise<T>, next: (resolved: T) => R | Promise<R>): R | Promise<R> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
+function costOf({ name, cost }: RoutePolicy, context: ExecutionContext): number {
+  return typeof cost === 'number' ? cost : checkedCost(name, cost(context));
 }
 
 function checkedCost(policy: string, cost: unknown): number {

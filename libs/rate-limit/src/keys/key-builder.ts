@@ -9,9 +9,11 @@ import {
 } from './identity-fingerprint';
 
 const BLOCK_SUFFIX = ':block';
+const CLIENT_SUFFIX = ':client';
 
 /**
- * Key scheme `<prefix>:{<identity>}:<policy>:<algo>[:block]`. The identity is the hash tag, so
+ * Key scheme `<prefix>:{<identity>}:<policy>:<algo>[:block]`, and `<prefix>:{<identity>}:<policy>:client`
+ * for a client override. The identity is the hash tag, so
  * every key of one identity is in one Redis Cluster slot (one script call decides them all) and
  * different identities spread across the cluster. The algorithm is part of the key, so a
  * runtime change of `algo` never meets state of another shape.
@@ -93,6 +95,23 @@ export class KeyBuilder {
    */
   listingPattern(policy: RateLimitPolicy): string {
     return `${this.statePattern(policy)}*`;
+  }
+
+  /**
+   * Where the client override of the identity of `tag` under the policy is: a string the decide
+   * script reads in the same call (same hash tag), which expires by itself.
+   */
+  clientOverrideKey(tag: string, policyName: string): string {
+    return `${tag}${policyName}${CLIENT_SUFFIX}`;
+  }
+
+  /**
+   * The one tag an operator means by `identity` for a write: the key it is the listed form of,
+   * if it is one, else its own.
+   */
+  operatorTag(identity: string): string {
+    const tags = this.operatorTags(identity);
+    return tags[tags.length - 1];
   }
 
   blockKey(stateKey: string): string {

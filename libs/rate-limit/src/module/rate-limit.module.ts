@@ -9,12 +9,17 @@ import { RateLimitMetrics } from '../metrics/rate-limit-metrics';
 import {
   DECISION_OBSERVERS,
   RATE_LIMIT_CHANNEL,
+  RATE_LIMIT_CLIENT_OVERRIDES,
   RATE_LIMIT_CONFIG,
   RATE_LIMIT_OVERRIDES,
   RATE_LIMIT_STORE,
 } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
 import { RouteTable } from '../registry/route-table';
+import type { ClientOverrideIndex } from '../runtime/client-overrides/client-override-index';
+import { ClientOverrides } from '../runtime/client-overrides/client-overrides.service';
+import { MemoryClientOverrideIndex } from '../runtime/client-overrides/memory-client-override-index';
+import { RedisClientOverrideIndex } from '../runtime/client-overrides/redis-client-override-index';
 import { IdentityResets } from '../runtime/identity-resets.service';
 import { IdentitySecret } from '../runtime/identity-secret.service';
 import { InstanceHeartbeat } from '../runtime/instance-heartbeat.service';
@@ -77,6 +82,15 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
           ? new RedisPolicyOverrideStore(connection.client, config.keys, channel)
           : new MemoryPolicyOverrideStore(channel),
     },
+    {
+      provide: RATE_LIMIT_CLIENT_OVERRIDES,
+      inject: [RATE_LIMIT_CONFIG, RedisConnection],
+      useFactory: (config: RateLimitConfig, connection: RedisConnection): ClientOverrideIndex =>
+        connection.client
+          ? new RedisClientOverrideIndex(connection.client, config.keys.prefix)
+          : new MemoryClientOverrideIndex(),
+    },
+    ClientOverrides,
     InstanceHeartbeat,
     IdentitySecret,
     {
@@ -109,6 +123,7 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
     RateLimitGuard,
     DecisionEngine,
     IdentityResets,
+    ClientOverrides,
     PolicyRegistry,
     PolicyStats,
     PolicySync,

@@ -9,7 +9,7 @@ import { thresholdProblem } from './threshold-problem';
 
 const NAME = /^[A-Za-z0-9._\-#/@]{1,128}$/;
 
-function checkCount(where: string, field: string, value: unknown): number {
+export function checkCount(where: string, field: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_LIMIT) {
     throw new RateLimitConfigError(
       where,
@@ -20,7 +20,7 @@ function checkCount(where: string, field: string, value: unknown): number {
   return value;
 }
 
-function checkDuration(where: string, field: string, value: unknown): number {
+export function checkDuration(where: string, field: string, value: unknown): number {
   const ms = parseDurationMs(value);
   if (!Number.isInteger(ms) || ms < MIN_WINDOW_MS || ms > MAX_WINDOW_MS) {
     throw new RateLimitConfigError(

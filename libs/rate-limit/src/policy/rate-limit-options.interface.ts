@@ -22,6 +22,28 @@ export const NAMED_KEY_SOURCES = ['ip', 'user', 'api-key', 'route'] as const;
 export type NamedKeySource = (typeof NAMED_KEY_SOURCES)[number];
 
 /**
+ * Names the tier a request belongs to (say, from `request.user.plan`); undefined, or a tier the
+ * policy does not declare, gets the policy's own thresholds.
+ */
+export type TierResolver = (
+  context: ExecutionContext,
+) => string | undefined | Promise<string | undefined>;
+
+/** Says a request is not limited at all (health probes, internal callers). */
+export type SkipPredicate = (context: ExecutionContext) => boolean | Promise<boolean>;
+
+/**
+ * One tier's thresholds; what it leaves out is the policy's (its `burst` follows its own
+ * `limit` when it sets one). The algorithm, mode and penalty are the policy's.
+ */
+export interface TierOptions {
+  /** Integer 1..1e9. */
+  limit?: number;
+  window?: Duration;
+  burst?: number;
+}
+
+/**
  * Options of one `@RateLimit()` (and of `defaultPolicy` / `policies` in the module options).
  * @publicApi
  * @example @RateLimit({ algo: 'sliding-window', limit: 5, window: '1m' })
@@ -45,4 +67,13 @@ export interface RateLimitOptions {
   blockFor?: Duration;
   /** @default 'enforce' */
   mode?: RateLimitMode;
+  /**
+   * Other thresholds by tier name (1-64 of A-Z a-z 0-9 _ -), chosen per request by `tier`.
+   * @example { pro: { limit: 1000 }, enterprise: { limit: 10000, burst: 20000 } }
+   */
+  tiers?: Record<string, TierOptions>;
+  /** Which tier a request is in. @default the module's `tier`, if any */
+  tier?: TierResolver;
+  /** A request for which it answers true is not limited by this policy (nor counted). */
+  skip?: SkipPredicate;
 }

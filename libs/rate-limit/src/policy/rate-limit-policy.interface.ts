@@ -14,4 +14,6 @@ export interface RateLimitPolicy {
   readonly mode: RateLimitMode;
   /** A disabled policy is skipped by the guard (set at runtime by operators). */
   readonly enabled: boolean;
+  /** Set on the thresholds of one of the policy's tiers (same name, same state keys). */
+  readonly tier?: string;
 }

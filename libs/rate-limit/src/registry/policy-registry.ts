@@ -1,26 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import type { PolicyOverride } from '../policy/policy-thresholds';
+import type { PolicyOverride, TierThresholds } from '../policy/policy-thresholds';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
-import { thresholdProblem } from '../policy/threshold-problem';
+import {
+  RegisteredPolicy,
+  effectiveProblem,
+  thresholdsDiffer,
+  type EffectiveThresholds,
+  type PolicyUsage,
+} from './registered-policy';
 
-type Handler = (...args: unknown[]) => unknown;
-
-/** Where a policy is applied: used to list its routes. */
-export interface PolicyUsage {
-  readonly controller: abstract new (...args: never[]) => unknown;
-  readonly handler: Handler;
-}
-
-interface RegisteredPolicy {
-  readonly defaults: RateLimitPolicy;
-  /** The declaration left `burst` out, so it follows `limit`, also when limit is overridden. */
-  readonly burstFollowsLimit: boolean;
-  readonly declaredAt: string[];
-  readonly usages: PolicyUsage[];
-  override: PolicyOverride | null;
-  effective: RateLimitPolicy;
-}
+export { effectiveProblem };
+export type { PolicyUsage, EffectiveThresholds };
 
 const FIELDS: readonly (keyof RateLimitPolicy)[] = [
   'algo',
@@ -31,11 +22,14 @@ const FIELDS: readonly (keyof RateLimitPolicy)[] = [
   'mode',
 ];
 
+const NO_TIERS: ReadonlyMap<string, TierThresholds> = new Map();
+
 export type PolicyChangeListener = (name: string, policy: RateLimitPolicy) => void;
 
 /**
- * Every policy of the application by name, with its declared defaults and the runtime override
- * operators set. Requests read the effective policy from memory here: no round trip.
+ * Every policy of the application by name, with its declared defaults and tiers, and the
+ * runtime override operators set. Requests read the effective thresholds from memory here: no
+ * round trip.
  */
 @Injectable()
 export class PolicyRegistry {
@@ -47,35 +41,47 @@ export class PolicyRegistry {
     where: string,
     burstFollowsLimit = false,
     usage?: PolicyUsage,
+    tiers: ReadonlyMap<string, TierThresholds> = NO_TIERS,
   ): void {
-    const existing = this.policies.get(policy.name);
-    if (!existing) {
-      this.policies.set(policy.name, {
-        defaults: policy,
-        burstFollowsLimit,
-        declaredAt: [where],
-        usages: usage ? [usage] : [],
-        override: null,
-        effective: policy,
-      });
-      return;
+    let entry = this.policies.get(policy.name);
+    if (!entry) {
+      entry = new RegisteredPolicy(policy, burstFollowsLimit, tiers);
+      this.policies.set(policy.name, entry);
+    } else {
+      const differs =
+        FIELDS.find((field) => entry!.defaults[field] !== policy[field]) ??
+        (tiersKey(entry.tiers) === tiersKey(tiers) ? undefined : 'tiers');
+      if (differs) {
+        throw new RateLimitConfigError(
+          where,
+          differs,
+          `differs from policy "${policy.name}" as declared on ${entry.declaredAt[0]}; ` +
+            'give one of them another name',
+        );
+      }
     }
-    const differs = FIELDS.find((field) => existing.defaults[field] !== policy[field]);
-    if (differs) {
-      throw new RateLimitConfigError(
-        where,
-        differs,
-        `differs from policy "${policy.name}" as declared on ${existing.declaredAt[0]}; ` +
-          'give one of them another name',
-      );
-    }
-    if (!existing.declaredAt.includes(where)) existing.declaredAt.push(where);
-    if (usage) existing.usages.push(usage);
+    if (!entry.declaredAt.includes(where)) entry.declaredAt.push(where);
+    if (usage) entry.usages.push(usage);
   }
 
   /** The effective policy (defaults with the override applied). */
   get(name: string): RateLimitPolicy | undefined {
-    return this.policies.get(name)?.effective;
+    return this.policies.get(name)?.effective.policy;
+  }
+
+  /** The effective thresholds of one of the policy's tiers; undefined for an undeclared tier. */
+  getTier(name: string, tier: string): RateLimitPolicy | undefined {
+    return this.policies.get(name)?.effective.tiers.get(tier);
+  }
+
+  /** Every tier of the policy, effective, in declaration order. */
+  tiers(name: string): ReadonlyMap<string, RateLimitPolicy> {
+    return this.policies.get(name)?.effective.tiers ?? new Map();
+  }
+
+  /** What the policy's code declares for each tier. */
+  declaredTiers(name: string): ReadonlyMap<string, TierThresholds> {
+    return this.policies.get(name)?.tiers ?? NO_TIERS;
   }
 
   has(name: string): boolean {
@@ -96,28 +102,25 @@ export class PolicyRegistry {
 
   /**
    * Applies (or with null removes) an override; listeners hear of real changes only. An override
-   * whose result is invalid as a whole (see threshold-problem.ts) is not applied: the problem is
-   * returned.
+   * whose result is invalid as a whole (see threshold-problem.ts), the policy's or a tier's, is
+   * not applied: the problem is returned. Tiers the policy does not declare are ignored.
    */
   applyOverride(name: string, override: PolicyOverride | null): string | undefined {
     const entry = this.policies.get(name);
     if (!entry) return undefined;
-    const next = effectivePolicy(entry.defaults, entry.burstFollowsLimit, override);
-    const problem = thresholdProblem(next);
+    const next = entry.withOverride(override);
+    const problem = effectiveProblem(next);
     if (problem) return problem;
     entry.override = override;
-    const changed = (Object.keys(next) as (keyof RateLimitPolicy)[]).some(
-      (k) => next[k] !== entry.effective[k],
-    );
+    const changed = thresholdsDiffer(next, entry.effective);
     entry.effective = next;
-    if (changed) for (const listener of this.listeners) listener(name, next);
+    if (changed) for (const listener of this.listeners) listener(name, next.policy);
     return undefined;
   }
 
-  /** The policy an override would produce, without applying it. */
-  preview(name: string, override: PolicyOverride | null): RateLimitPolicy | undefined {
-    const entry = this.policies.get(name);
-    return entry && effectivePolicy(entry.defaults, entry.burstFollowsLimit, override);
+  /** The thresholds an override would produce, without applying it. */
+  preview(name: string, override: PolicyOverride | null): EffectiveThresholds | undefined {
+    return this.policies.get(name)?.withOverride(override);
   }
 
   onChange(listener: PolicyChangeListener): void {
@@ -129,24 +132,10 @@ export class PolicyRegistry {
   }
 
   list(): RateLimitPolicy[] {
-    return [...this.policies.values()].map((entry) => entry.effective);
+    return [...this.policies.values()].map((entry) => entry.effective.policy);
   }
 }
 
-function effectivePolicy(
-  defaults: RateLimitPolicy,
-  burstFollowsLimit: boolean,
-  override: PolicyOverride | null,
-): RateLimitPolicy {
-  if (!override) return defaults;
-  const limit = override.limit ?? defaults.limit;
-  return {
-    ...defaults,
-    algo: override.algo ?? defaults.algo,
-    limit,
-    windowMs: override.windowMs ?? defaults.windowMs,
-    burst: override.burst ?? (burstFollowsLimit ? limit : defaults.burst),
-    mode: override.mode ?? defaults.mode,
-    enabled: override.enabled ?? defaults.enabled,
-  };
+function tiersKey(tiers: ReadonlyMap<string, TierThresholds>): string {
+  return JSON.stringify([...tiers].sort(([a], [b]) => (a < b ? -1 : 1)));
 }

@@ -6,6 +6,7 @@ import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import { createIdentityResolver, isKeySource } from '../identity/identity-resolver';
 import type { RateLimitConfig } from '../config/resolve-module-options';
 import { normalizePolicy } from '../policy/normalize-policy';
+import { normalizeTiers } from '../policy/normalize-tiers';
 import { NAMED_KEY_SOURCES, type RateLimitOptions } from '../policy/rate-limit-options.interface';
 import { RATE_LIMIT_CONFIG, SKIP_RATE_LIMIT_METADATA } from '../rate-limit.constants';
 import type { CompiledRoute, RoutePolicy } from './compiled-route';
@@ -34,11 +35,9 @@ export class RouteTable implements OnModuleInit {
   onModuleInit(): void {
     for (const options of this.config.options.policies ?? []) {
       const where = `module option policies[${JSON.stringify(options.name)}]`;
-      this.registry.register(
-        normalizePolicy(options, options.name, where),
-        where,
-        options.burst === undefined,
-      );
+      const policy = normalizePolicy(options, options.name, where);
+      const tiers = normalizeTiers(options, policy, where);
+      this.registry.register(policy, where, options.burst === undefined, undefined, tiers);
     }
     for (const wrapper of this.discovery.getControllers()) {
       const cls = wrapper.metatype as ControllerClass | null;
@@ -139,12 +138,15 @@ export class RouteTable implements OnModuleInit {
       );
     }
     const policy = normalizePolicy(options, name, where);
-    this.registry.register(policy, where, options.burst === undefined, usage);
+    const tiers = normalizeTiers(options, policy, where);
+    this.registry.register(policy, where, options.burst === undefined, usage, tiers);
     const { clientIp, apiKeyHeader } = this.config;
-    return {
+    const compiled: RoutePolicy = {
       name,
       cost: options.cost ?? 1,
       identity: createIdentityResolver(keySource, clientIp, apiKeyHeader, name),
     };
+    const tier = tiers.size > 0 ? (options.tier ?? this.config.options.tier) : undefined;
+    return options.skip || tier ? { ...compiled, tier, skip: options.skip } : compiled;
   }
 }

@@ -1,10 +1,16 @@
 import type { PolicyOverride } from '../policy/policy-thresholds';
-import type { OverrideListener, PolicyChannel, ResetListener } from './policy-channel';
+import type {
+  ClientOverrideListener,
+  OverrideListener,
+  PolicyChannel,
+  ResetListener,
+} from './policy-channel';
 
 /** A single instance without Redis: announcements reach this process's listeners at once. */
 export class MemoryPolicyChannel implements PolicyChannel {
   private readonly overrideListeners: OverrideListener[] = [];
   private readonly resetListeners: ResetListener[] = [];
+  private readonly clientListeners: ClientOverrideListener[] = [];
 
   onOverride(listener: OverrideListener): void {
     this.overrideListeners.push(listener);
@@ -14,7 +20,15 @@ export class MemoryPolicyChannel implements PolicyChannel {
     this.resetListeners.push(listener);
   }
 
+  onClientOverride(listener: ClientOverrideListener): void {
+    this.clientListeners.push(listener);
+  }
+
   async subscribe(): Promise<void> {}
+
+  async announceClientOverride(name: string, tags: readonly string[]): Promise<void> {
+    for (const listener of this.clientListeners) listener(name, tags);
+  }
 
   async announceOverride(name: string, override: PolicyOverride | null): Promise<void> {
     for (const listener of this.overrideListeners) listener(name, override);

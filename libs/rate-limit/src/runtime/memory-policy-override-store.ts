@@ -13,8 +13,13 @@ export class MemoryPolicyOverrideStore implements PolicyOverrideStore {
     return new Map(names.map((name) => [name, { ...(this.hashes.get(name) ?? {}) }]));
   }
 
-  async update(name: string, fields: PolicyOverride): Promise<PolicyOverride | null> {
+  async update(
+    name: string,
+    fields: PolicyOverride,
+    removed: readonly string[] = [],
+  ): Promise<PolicyOverride | null> {
     const hash = { ...(this.hashes.get(name) ?? {}), ...encodeOverride(fields) };
+    for (const field of removed) delete hash[field];
     this.hashes.set(name, hash);
     const { override } = parseOverrideHash(hash);
     await this.channel.announceOverride(name, override);

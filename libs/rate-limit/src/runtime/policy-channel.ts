@@ -6,6 +6,9 @@ export type OverrideListener = (name: string, override: PolicyOverride | null) =
 /** Identities of the policy (their key tags) were reset on some instance. */
 export type ResetListener = (name: string, tags: readonly string[]) => void;
 
+/** A client override of the policy was set or removed for the identities of these key tags. */
+export type ClientOverrideListener = (name: string, tags: readonly string[]) => void;
+
 /**
  * How instances tell each other about policy changes and resets: Redis Pub/Sub on
  * `<prefix>:policy-changes`, or this process alone when no Redis is configured. Announcing
@@ -14,6 +17,7 @@ export type ResetListener = (name: string, tags: readonly string[]) => void;
 export interface PolicyChannel {
   onOverride(listener: OverrideListener): void;
   onReset(listener: ResetListener): void;
+  onClientOverride(listener: ClientOverrideListener): void;
   /**
    * Starts listening for announcements of any instance (this one included); resolves once
    * listening, or after `waitMs` (the refresh interval covers a late subscription).
@@ -21,5 +25,6 @@ export interface PolicyChannel {
   subscribe(waitMs: number): Promise<void>;
   announceOverride(name: string, override: PolicyOverride | null): Promise<void>;
   announceReset(name: string, tags: readonly string[]): Promise<void>;
+  announceClientOverride(name: string, tags: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }

@@ -11,10 +11,15 @@ export interface PolicyOverrideStore {
    */
   readAll(names: readonly string[]): Promise<Map<string, Record<string, string> | Error>>;
   /**
-   * Sets the given fields (others, written by anyone, stay), tells every instance and answers
+   * Sets the given fields and deletes the `removed` hash fields (others, written by anyone,
+   * stay), tells every instance and answers
    * the whole override as stored.
    */
-  update(name: string, fields: PolicyOverride): Promise<PolicyOverride | null>;
+  update(
+    name: string,
+    fields: PolicyOverride,
+    removed?: readonly string[],
+  ): Promise<PolicyOverride | null>;
   /** Removes the override and tells every instance. */
   clear(name: string): Promise<void>;
 }

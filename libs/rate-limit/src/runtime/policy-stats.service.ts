@@ -19,6 +19,14 @@ const FIELDS = DECISION_OUTCOMES;
 
 const zero = (): Counts => ({ allowed: 0, rejected: 0, shadowRejected: 0 });
 
+/** Totals of a policy, and of each of its tiers that has any. */
+export interface PolicyTotals extends Counts {
+  readonly tiers: Record<string, Counts>;
+}
+
+/** A tier's counts are the fields `tier.<tier>.<outcome>` of the policy's stats hash. */
+const TIER_FIELD = /^tier\.([A-Za-z0-9_-]{1,64})\.(allowed|rejected|shadowRejected)$/;
+
 /** A stored total; anything but a whole count (written by hand) reads as 0. */
 function count(raw: string | undefined): number {
   return raw !== undefined && /^\d{1,15}$/.test(raw) ? Number(raw) : 0;
@@ -30,6 +38,7 @@ function count(raw: string | undefined): number {
  */
 @Injectable()
 export class PolicyStats implements OnApplicationBootstrap, OnModuleDestroy, DecisionObserver {
+  /** By policy name, and by `<name>\u0000<tier>` for a tier's share of it. */
   private pending = new Map<string, Counts>();
   private timer?: NodeJS.Timeout;
 
@@ -54,14 +63,19 @@ export class PolicyStats implements OnApplicationBootstrap, OnModuleDestroy, Dec
     for (const d of verdict.decisions) {
       const field = outcomeOf(d, verdict);
       if (!field) continue;
-      let counts = this.pending.get(d.policy);
-      if (!counts) this.pending.set(d.policy, (counts = zero()));
-      counts[field]++;
+      this.bump(d.policy, field);
+      if (d.tier !== undefined) this.bump(`${d.policy}\u0000${d.tier}`, field);
     }
   }
 
+  private bump(key: string, field: keyof Counts): void {
+    let counts = this.pending.get(key);
+    if (!counts) this.pending.set(key, (counts = zero()));
+    counts[field]++;
+  }
+
   /** Totals across instances, plus what this instance has not flushed yet. */
-  async totals(names: readonly string[]): Promise<Map<string, Counts>> {
+  async totals(names: readonly string[]): Promise<Map<string, PolicyTotals>> {
     const client = this.connection.client;
     // A stats key of another type (written by hand) reads as no totals, for its policy alone.
     const readOne = (name: string) =>
@@ -75,8 +89,19 @@ export class PolicyStats implements OnApplicationBootstrap, OnModuleDestroy, Dec
     return new Map(
       names.map((name, i) => {
         const local = this.pending.get(name) ?? zero();
-        const totals = zero();
+        const totals: PolicyTotals = { ...zero(), tiers: {} };
         for (const field of FIELDS) totals[field] = count(stored[i][field]) + local[field];
+        const tierCounts = (tier: string): Counts =>
+          Object.hasOwn(totals.tiers, tier) ? totals.tiers[tier] : (totals.tiers[tier] = zero());
+        for (const [field, raw] of Object.entries(stored[i])) {
+          const match = TIER_FIELD.exec(field);
+          if (match) tierCounts(match[1])[match[2] as keyof Counts] += count(raw);
+        }
+        for (const [key, counts] of this.pending) {
+          if (!key.startsWith(`${name}\u0000`)) continue;
+          const tier = tierCounts(key.slice(name.length + 1));
+          for (const field of FIELDS) tier[field] += counts[field];
+        }
         return [name, totals];
       }),
     );
@@ -94,11 +119,16 @@ export class PolicyStats implements OnApplicationBootstrap, OnModuleDestroy, Dec
     try {
       await withTimeout(
         Promise.all(
-          [...batch].flatMap(([name, counts]) =>
-            FIELDS.filter((f) => counts[f] > 0).map((f) =>
-              client.hincrby(this.key(name), f, counts[f]),
-            ),
-          ),
+          [...batch].flatMap(([pendingKey, counts]) => {
+            const [name, tier] = pendingKey.split('\u0000');
+            return FIELDS.filter((f) => counts[f] > 0).map((f) =>
+              client.hincrby(
+                this.key(name),
+                tier === undefined ? f : `tier.${tier}.${f}`,
+                counts[f],
+              ),
+            );
+          }),
         ),
         BACKGROUND_TIMEOUT_MS,
       );

@@ -5,14 +5,21 @@ import { BACKGROUND_TIMEOUT_MS } from '../rate-limit.constants';
 import { closeClient } from '../store/redis/close-client';
 import type { RedisClient } from '../store/redis/redis-script';
 import { withTimeout } from '../store/redis/with-timeout';
-import type { OverrideListener, PolicyChannel, ResetListener } from './policy-channel';
+import type {
+  ClientOverrideListener,
+  OverrideListener,
+  PolicyChannel,
+  ResetListener,
+} from './policy-channel';
 import { encodeOverride, parseOverrideHash } from './policy-override-codec';
 
 interface ChangeMessage {
   name: string;
   override?: PolicyOverride | null;
   reset?: true;
-  /** The key tags of the identities reset. */
+  /** A client override of the identities of `tags` was set or removed. */
+  client?: true;
+  /** The key tags of the identities reset (or whose client override changed). */
   tags?: string[];
 }
 
@@ -25,6 +32,7 @@ export class RedisPolicyChannel implements PolicyChannel, OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
   private readonly overrideListeners: OverrideListener[] = [];
   private readonly resetListeners: ResetListener[] = [];
+  private readonly clientListeners: ClientOverrideListener[] = [];
   private subscriber?: RedisClient;
 
   constructor(
@@ -42,6 +50,10 @@ export class RedisPolicyChannel implements PolicyChannel, OnModuleDestroy {
 
   onReset(listener: ResetListener): void {
     this.resetListeners.push(listener);
+  }
+
+  onClientOverride(listener: ClientOverrideListener): void {
+    this.clientListeners.push(listener);
   }
 
   async subscribe(waitMs: number): Promise<void> {
@@ -70,6 +82,10 @@ export class RedisPolicyChannel implements PolicyChannel, OnModuleDestroy {
     return this.publish({ name, reset: true, tags: [...tags] });
   }
 
+  announceClientOverride(name: string, tags: readonly string[]): Promise<void> {
+    return this.publish({ name, client: true, tags: [...tags] });
+  }
+
   async close(): Promise<void> {
     const subscriber = this.subscriber;
     this.subscriber = undefined;
@@ -91,7 +107,7 @@ export class RedisPolicyChannel implements PolicyChannel, OnModuleDestroy {
       this.logger.warn(
         `Could not announce the change of policy "${message.name}" on ${this.channel} ` +
           `(${(error as Error).message}); it is written: ` +
-          (message.reset
+          (message.reset || message.client
             ? 'other instances forget what they remember of the identities when it expires'
             : 'other instances apply it at their next refresh'),
       );
@@ -102,9 +118,13 @@ export class RedisPolicyChannel implements PolicyChannel, OnModuleDestroy {
     try {
       const message = JSON.parse(raw) as ChangeMessage;
       if (typeof message.name !== 'string') return;
+      const tags = Array.isArray(message.tags) ? message.tags.filter(isString) : [];
       if (message.reset) {
-        const tags = Array.isArray(message.tags) ? message.tags.filter(isString) : [];
         for (const listener of this.resetListeners) listener(message.name, tags);
+        return;
+      }
+      if (message.client) {
+        for (const listener of this.clientListeners) listener(message.name, tags);
         return;
       }
       const override =

@@ -37,20 +37,23 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
     return new Map(names.map((name, i) => [name, hashes[i]]));
   }
 
-  async update(name: string, fields: PolicyOverride): Promise<PolicyOverride | null> {
+  async update(
+    name: string,
+    fields: PolicyOverride,
+    removed: readonly string[] = [],
+  ): Promise<PolicyOverride | null> {
     const key = this.keys.policyKey(name);
     // HSET of the changed fields only: a field another instance or redis-cli set meanwhile stays.
-    const replies = await withTimeout(
-      this.client.multi().hset(key, encodeOverride(fields)).hgetall(key).exec(),
-      BACKGROUND_TIMEOUT_MS,
-    );
+    const write = this.client.multi().hset(key, encodeOverride(fields));
+    if (removed.length > 0) write.hdel(key, ...removed);
+    const replies = await withTimeout(write.hgetall(key).exec(), BACKGROUND_TIMEOUT_MS);
     const failed = replies?.find(([error]) => error);
     const error: unknown = failed?.[0];
     if (error instanceof ReplyError && /^WRONGTYPE/.test((error as Error).message)) {
       throw new StoredKeyConflictError(key, 'a hash');
     }
     if (!replies || failed) throw failed?.[0] ?? new Error('the update was discarded');
-    const { override } = parseOverrideHash(replies[1][1] as Record<string, string>);
+    const { override } = parseOverrideHash(replies.at(-1)![1] as Record<string, string>);
     await this.channel.announceOverride(name, override);
     return override;
   }

@@ -7,6 +7,8 @@ export type StoreOp = 'consume' | 'peek' | 'refund';
 /** One policy of one identity, with the keys that hold its state. */
 export interface StoreEntry {
   readonly key: string;
+  /** Where this client's override of the policy is, if it has one (see client-override-value.ts). */
+  readonly overrideKey: string;
   readonly blockKey: string;
   readonly policy: RateLimitPolicy;
   readonly cost: number;
@@ -20,6 +22,8 @@ export interface StoreOutcome {
   readonly resetMs: number;
   readonly retryAfterMs: number;
   readonly reason: ReasonCode;
+  /** A client override's deny message (reason `denied`), when it set one. */
+  readonly message?: string;
 }
 
 export interface StoreReply {
@@ -75,6 +79,12 @@ export interface RateLimitStore {
    */
   shortenExpiries(keys: readonly string[], maxMs: number): Promise<void>;
   delete(keys: readonly string[]): Promise<void>;
+  /**
+   * Sets the client override that decisions read at `key` (the value of client-override-value.ts),
+   * until `expiresAt` (ms since the epoch) when given; null removes it. On the listing's own time
+   * budget like inspect.
+   */
+  putClientOverride(key: string, value: string | null, expiresAt?: number): Promise<void>;
   /**
    * Keys matching a glob (`*` only), a page at a time without blocking the store; `cursor` null
    * starts, and a null cursor in the reply ends. A page may hold more or fewer than `count`.

@@ -1,7 +1,13 @@
 import type { RateLimitReason } from '../decision/rate-limit-decision.interface';
 
 /** Why a store decided as it did, as a small integer (the Lua replies with the same codes). */
-export const REASON = { admitted: 0, limit: 1, blocked: 2, costAboveCapacity: 3 } as const;
+export const REASON = {
+  admitted: 0,
+  limit: 1,
+  blocked: 2,
+  costAboveCapacity: 3,
+  denied: 4,
+} as const;
 
 export type ReasonCode = (typeof REASON)[keyof typeof REASON];
 
@@ -11,4 +17,5 @@ export const REASON_OF_CODE: readonly (RateLimitReason | undefined)[] = [
   'limit',
   'blocked',
   'cost-exceeds-capacity',
+  'denied',
 ];

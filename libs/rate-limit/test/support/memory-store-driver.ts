@@ -55,7 +55,7 @@ export class MemoryStoreDriver {
   run(op: StoreOp, policies: readonly RateLimitPolicy[], cost = 1): Promise<StoreReply> {
     const entries = policies.map((policy) => {
       const key = this.key(policy);
-      return { key, blockKey: `${key}:block`, policy, cost };
+      return { key, overrideKey: `${key}:client`, blockKey: `${key}:block`, policy, cost };
     });
     return this.store.decide(op, entries, us(this.nowMs));
   }
@@ -77,7 +77,7 @@ export class MemoryStoreDriver {
   /** Gives back `cost` that a consume decided at `chargedAtMs` charged. */
   async refund(policy: RateLimitPolicy, chargedAtMs: number, cost = 1): Promise<void> {
     const key = this.key(policy);
-    const entry = { key, blockKey: `${key}:block`, policy, cost };
+    const entry = { key, overrideKey: `${key}:client`, blockKey: `${key}:block`, policy, cost };
     await this.store.decide('refund', [entry], us(this.nowMs), us(chargedAtMs));
   }
 

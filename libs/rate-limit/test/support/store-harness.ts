@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
 import { KeyBuilder } from '../../src/keys/key-builder';
+import { storeEntry } from '../../src/engine/request-groups';
 import { normalizePolicy } from '../../src/policy/normalize-policy';
 import type { RateLimitOptions } from '../../src/policy/rate-limit-options.interface';
 import type { RateLimitPolicy } from '../../src/policy/rate-limit-policy.interface';
@@ -111,8 +112,7 @@ export class Client {
   ) {}
 
   entry(p: RateLimitPolicy, cost = 1): StoreEntry {
-    const key = this.sut.keys.stateKey(this.sut.keys.identityTag(this.identity), p);
-    return { key, blockKey: this.sut.keys.blockKey(key), policy: p, cost };
+    return storeEntry(this.sut.keys, p, this.sut.keys.identityTag(this.identity), cost);
   }
 
   run(

@@ -14,7 +14,7 @@ const other = normalizePolicy({ algo: 'fixed-window', limit: 1, window: DAY_MS }
 
 function entry(identity: string, policy: RateLimitPolicy = daily): StoreEntry {
   const key = keys.stateKey(keys.identityTag(identity), policy);
-  return { key, blockKey: keys.blockKey(key), policy, cost: 1 };
+  return { key, overrideKey: `${key}:client`, blockKey: keys.blockKey(key), policy, cost: 1 };
 }
 
 const stores: MemoryStore[] = [];
@@ -34,7 +34,13 @@ describe('MemoryStore memory bounds', () => {
     // Keys as KeyBuilder makes them for an X-Api-Key, built directly: 300,000 encodings are slow.
     const hit = (i: number, at = 0) => {
       const key = `rl:{key-${i}}:${daily.name}:${daily.algo}`;
-      const rotating = { key, blockKey: `${key}:block`, policy: daily, cost: 1 };
+      const rotating = {
+        key,
+        overrideKey: `${key}:client`,
+        blockKey: `${key}:block`,
+        policy: daily,
+        cost: 1,
+      };
       return store.decideSync('consume', [rotating], (T0_MS + at) * 1000).admitted;
     };
     for (let i = 0; i < 300_000; i++) hit(i);

@@ -11,6 +11,7 @@ const penal = normalizePolicy(
 );
 const entry = (key: string, policy = plain, cost = 1): StoreEntry => ({
   key,
+  overrideKey: `${key}:client`,
   blockKey: `${key}:block`,
   policy,
   cost,
@@ -23,7 +24,15 @@ describe('encodeDecideCall', () => {
       [[entry('a1'), entry('a2', penal, 3)], [entry('b1')]],
       undefined,
     );
-    expect(call.keys).toEqual(['a1', 'a2', 'a2:block', 'b1']);
+    expect(call.keys).toEqual([
+      'a1',
+      'a1:client',
+      'a2',
+      'a2:client',
+      'a2:block',
+      'b1',
+      'b1:client',
+    ]);
     expect(call.args).toEqual([
       'consume',
       '',

@@ -7,6 +7,7 @@ import type {
   StoreOutcome,
   StoreReply,
 } from '../rate-limit-store.interface';
+import { REASON } from '../reason-code';
 
 const FIELDS_PER_OUTCOME = 5;
 /** First value of a group the script could not decide; its error message follows. */
@@ -35,7 +36,7 @@ export function encodeDecideCall(
   const keys: string[] = [];
   for (const entries of groups) {
     groupArgs.push(entries.length);
-    for (const { key, blockKey, policy, cost } of entries) {
+    for (const { key, overrideKey, blockKey, policy, cost } of entries) {
       let spec = specs.get(policy);
       if (spec === undefined) {
         spec = specs.size + 1;
@@ -50,7 +51,7 @@ export function encodeDecideCall(
         );
       }
       groupArgs.push(spec, cost);
-      keys.push(key);
+      keys.push(key, overrideKey);
       if (policy.blockForMs > 0) keys.push(blockKey);
     }
   }
@@ -80,14 +81,26 @@ export function parseDecideReply(
     }
     const outcomes: StoreOutcome[] = new Array(groups[g].length);
     if (i + outcomes.length * FIELDS_PER_OUTCOME > values.length) throw unexpected(reply);
+    let denied = false;
     for (let j = 0; j < outcomes.length; j++, i += FIELDS_PER_OUTCOME) {
+      const reason = values[i + 4] as ReasonCode;
+      if (reason === REASON.denied) denied = true;
       outcomes[j] = {
         allowed: values[i] === 1,
         remaining: values[i + 1] as number,
         resetMs: values[i + 2] as number,
         retryAfterMs: values[i + 3] as number,
-        reason: values[i + 4] as ReasonCode,
+        reason,
       };
+    }
+    // The messages of denied entries follow the group's outcomes, in order.
+    if (denied) {
+      for (let j = 0; j < outcomes.length; j++) {
+        if (outcomes[j].reason !== REASON.denied) continue;
+        const message = values[i++];
+        if (typeof message !== 'string') throw unexpected(reply);
+        if (message !== '') outcomes[j] = { ...outcomes[j], message };
+      }
     }
     replies[g] = { admitted: head === 1, outcomes, decidedAtUs };
   }

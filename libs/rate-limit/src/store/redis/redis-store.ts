@@ -151,6 +151,16 @@ export class RedisStore implements RateLimitStore {
     await this.send((roundTrip) => roundTrip(Promise.all(keys.map((key) => this.client.del(key)))));
   }
 
+  async putClientOverride(key: string, value: string | null, expiresAt?: number): Promise<void> {
+    const write: Promise<unknown> =
+      value === null
+        ? this.client.del(key)
+        : expiresAt === undefined
+          ? this.client.set(key, value)
+          : this.client.set(key, value, 'PXAT', expiresAt);
+    await withTimeout(write, BACKGROUND_TIMEOUT_MS);
+  }
+
   scan(match: string, cursor: string | null, count: number): Promise<ScanPage> {
     return scanKeys(this.client, match, cursor, count);
   }

@@ -3,8 +3,8 @@
 -- when every enforced one admits it. Groups are independent of each other.
 --
 -- Input
---   KEYS     per entry, in the order of the entries in ARGV: its state key, then its block key
---            when its spec's blockForMs > 0
+--   KEYS     per entry, in the order of the entries in ARGV: its state key, its client override
+--            key, then its block key when its spec's blockForMs > 0
 --   ARGV[1]  op: 'consume' | 'peek' (checks, writes nothing) | 'refund' (gives back a cost
 --            charged earlier)
 --   ARGV[2]  now in microseconds, or '' to use Redis TIME (one clock for every app instance)
@@ -13,18 +13,26 @@
 --   ARGV[4]  S, the number of policy specs; then 6 per spec: algo (an `algorithms` name), limit,
 --            windowMs, burst, blockForMs (0: none), shadow ('1' | '0')
 --   then per group: its number of entries; then 2 per entry: its spec (1..S), cost
+--   A client override (a string at the entry's override key, written by the admin API; see
+--   client-override-value.ts) changes that entry alone: 'allow' admits it whatever its state
+--   (charged only when the check admits), 'deny[:<message>]' rejects it (reason 4, nothing
+--   charged, no penalty), 'quota:<limit>:<windowMs>:<burst>' decides it on those thresholds (an
+--   empty field is the spec's). Any other value is no override.
 -- Output, one flat array
 --   the time of the decision (microseconds: ARGV[2] or Redis TIME)
 --   then per group, in order: admitted (1 | 0: an enforced entry refused; a shadow entry's
 --   refusal is reported but refuses nothing), then 5 per entry:
---     allowed (1 | 0), remaining, resetMs, retryAfterMs (0 when allowed or for reason 3, at
---     least 1 for reasons 1 and 2), reason (0 admitted, 1 over the limit, 2 blocked by
---     blockFor, 3 cost above capacity)
+--     allowed (1 | 0), remaining, resetMs, retryAfterMs (0 when allowed or for reasons 3 and
+--     4, at least 1 for reasons 1 and 2), reason (0 admitted, 1 over the limit, 2 blocked by
+--     blockFor, 3 cost above capacity, 4 denied by a client override)
+--   then, for each entry with reason 4, in order, its deny message ('' for none)
 --   or, for a group with a key this script cannot read (say, another type written by hand): -1
 --   and the error message; nothing of that group is written.
 --   peek replies alike; refund replies with the time alone. A spec naming an algorithm this
 --   script does not hold fails the whole call (an error reply; nothing written).
-local REASON_OK, REASON_LIMIT, REASON_BLOCKED, REASON_COST = 0, 1, 2, 3
+local REASON_OK, REASON_LIMIT, REASON_BLOCKED, REASON_COST, REASON_DENIED = 0, 1, 2, 3, 4
+-- What a client override asks of an entry.
+local NONE, ALLOW, DENY = 0, 1, 2
 
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -58,17 +66,53 @@ local reply, k, nargs = { now }, 1, #ARGV
 -- Per entry of the current group, in arrays reused by every group (no table per entry). Where
 -- an entry is used, its spec is pointed at its key and cost in place, not by a helper: every
 -- function of the chunk is created anew on each call, which costs more than the line it saves.
-local eSpec, eKey, eBlock, eCost, eState = {}, {}, {}, {}, {}
+local eSpec, eKey, eOver, eBlock, eCost, eState, eAct, eMsg = {}, {}, {}, {}, {}, {}, {}, {}
+-- Set by check_group when an entry of the group is denied: its reply carries the message.
+local groupDenied = false
+
+-- Reads entry j's client override (see the header): sets what it asks (eAct, eMsg) and, for a
+-- quota, points the entry at a spec of its own (the shared one stays as it is for the others).
+-- Almost every client has none: one GET of a missing key.
+local function read_override(j)
+  local ov = read(eOver[j])
+  eAct[j] = NONE
+  if not ov then return end
+  if ov == 'allow' then
+    eAct[j] = ALLOW
+  elseif ov == 'deny' or sub(ov, 1, 5) == 'deny:' then
+    eAct[j], eMsg[j] = DENY, sub(ov, 6)
+  else
+    local l, w, b = match(ov, '^quota:(%d*):(%d*):(%d*)$')
+    if not l then return end
+    -- '' (left to the spec) reads as nil; so does a zero written by hand, which would divide by 0.
+    l, w, b = tonumber(l), tonumber(w), tonumber(b)
+    if l == 0 then l = nil end
+    if w == 0 then w = nil end
+    if b == 0 then b = nil end
+    local p = eSpec[j]
+    local limit, burst = l or p.limit, b or l or p.burst
+    eSpec[j] = {
+      algo = p.algo, now = now, charged = charged, limit = limit,
+      windowUs = w and w * 1000 or p.windowUs, burst = burst,
+      capacity = p.algo.capacity == 'burst' and burst or limit,
+      blockForUs = p.blockForUs, shadow = p.shadow, key = false, cost = 0,
+    }
+  end
+end
 
 -- Checks the n entries of the current group (reads only) and says whether it is admitted.
 local function check_group(n)
   local admitted = true
   for j = 1, n do
-    local p, blockKey = eSpec[j], eBlock[j]
+    read_override(j)
+    local p, blockKey, act = eSpec[j], eBlock[j], eAct[j]
     p.key, p.cost = eKey[j], eCost[j]
     local untilUs = blockKey and tonumber(read(blockKey))
     local st
-    if untilUs and untilUs > now then
+    if act == DENY then
+      st = { allowed = false, remaining = 0, resetUs = 0, retryAfterUs = 0, reason = REASON_DENIED }
+      groupDenied = true
+    elseif untilUs and untilUs > now then
       st = { allowed = false, remaining = 0, resetUs = untilUs - now, retryAfterUs = untilUs - now, reason = REASON_BLOCKED }
     else
       st = p.algo.check(p)
@@ -76,6 +120,10 @@ local function check_group(n)
       if p.cost > p.capacity then
         st.allowed, st.retryAfterUs, st.reason = false, 0, REASON_COST
       end
+    end
+    if act == ALLOW and not st.allowed then
+      -- Never limited; charged only when the check admits it (`free`: nothing to commit).
+      st.allowed, st.retryAfterUs, st.reason, st.free = true, 0, REASON_OK, true
     end
     eState[j] = st
     if not st.allowed and not p.shadow then admitted = false end
@@ -90,7 +138,7 @@ local function commit_group(n, admitted)
     local p, st = eSpec[j], eState[j]
     p.key, p.cost = eKey[j], eCost[j]
     if st.allowed and admitted then
-      p.algo.commit(p, st)
+      if not st.free then p.algo.commit(p, st) end
     else
       -- A count carried over a change of `window` moves (expiry included) even uncharged.
       if st.moved then p.algo.move(p, st) end
@@ -126,6 +174,14 @@ local function reply_group(n, admitted)
     out[r + 5] = st.reason
     r = r + 5
   end
+  if groupDenied then
+    for j = 1, n do
+      if eAct[j] == DENY then
+        r = r + 1
+        out[r] = eMsg[j]
+      end
+    end
+  end
 end
 
 while a <= nargs do
@@ -133,10 +189,10 @@ while a <= nargs do
   a = a + 1
   for j = 1, n do
     local p = specs[tonumber(ARGV[a])]
-    eSpec[j], eCost[j] = p, tonumber(ARGV[a + 1])
+    eCost[j] = tonumber(ARGV[a + 1])
     a = a + 2
-    eKey[j] = KEYS[k]
-    k = k + 1
+    eSpec[j], eKey[j], eOver[j] = p, KEYS[k], KEYS[k + 1]
+    k = k + 2
     if p.blockForUs > 0 then
       eBlock[j] = KEYS[k]
       k = k + 1
@@ -147,6 +203,7 @@ while a <= nargs do
 
   if op == 'refund' then
     for j = 1, n do
+      read_override(j)
       local p = eSpec[j]
       p.key, p.cost = eKey[j], eCost[j]
       p.algo.refund(p)
@@ -154,6 +211,7 @@ while a <= nargs do
   else
     -- A key this script cannot read (say, another type written by hand) fails its own group,
     -- before anything of the group is written; the other groups of the call go on.
+    groupDenied = false
     local ok, admitted = pcall(check_group, n)
     if ok then
       if op == 'consume' then commit_group(n, admitted) end

@@ -1,0 +1,156 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { RateLimitConfig } from '../../config/resolve-module-options';
+import { DecisionEngine } from '../../engine/decision-engine';
+import { InvalidPolicyChangeError } from '../../errors/invalid-policy-change.error';
+import { UnknownPolicyError } from '../../errors/unknown-policy.error';
+import type { ClientOverride } from '../../policy/client-override';
+import type { RateLimitPolicy } from '../../policy/rate-limit-policy.interface';
+import {
+  RATE_LIMIT_CHANNEL,
+  RATE_LIMIT_CLIENT_OVERRIDES,
+  RATE_LIMIT_CONFIG,
+  RATE_LIMIT_STORE,
+} from '../../rate-limit.constants';
+import { PolicyRegistry } from '../../registry/policy-registry';
+import { encodeClientOverride } from '../../store/client-override-value';
+import type { RateLimitStore } from '../../store/rate-limit-store.interface';
+import type { PolicyChannel } from '../policy-channel';
+import type { ClientOverrideIndex, ClientOverrideRecord } from './client-override-index';
+import { clientOverrideProblems } from './client-override-problems';
+
+export interface ClientOverrideList {
+  readonly items: ClientOverrideRecord[];
+  readonly cursor: string | null;
+}
+
+/**
+ * Per-client overrides of a policy: written at the client's own key, which every decision reads
+ * in its one script call (so they apply on every instance at once and expire by themselves),
+ * listed in an index for operators, and announced so that every instance forgets rejections it
+ * remembers of that client. Identities are taken raw or as the admin API lists them.
+ */
+@Injectable()
+export class ClientOverrides {
+  private readonly logger = new Logger('RateLimitAudit');
+
+  constructor(
+    private readonly registry: PolicyRegistry,
+    private readonly engine: DecisionEngine,
+    @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
+    @Inject(RATE_LIMIT_CLIENT_OVERRIDES) private readonly index: ClientOverrideIndex,
+    @Inject(RATE_LIMIT_CHANNEL) private readonly channel: PolicyChannel,
+    @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
+  ) {
+    channel.onClientOverride(() => engine.forgetRejections());
+  }
+
+  /** Sets (replaces) the identity's override; InvalidPolicyChangeError when it is not valid. */
+  async set(
+    policyName: string,
+    identity: string,
+    override: ClientOverride,
+  ): Promise<ClientOverrideRecord> {
+    const policy = this.policy(policyName);
+    const now = Date.now();
+    const problems = clientOverrideProblems(override, policy, now);
+    if (problems.length > 0) throw new InvalidPolicyChangeError(problems);
+    const tag = this.config.keys.operatorTag(identity);
+    const record = withoutUndefined({
+      ...override,
+      identity: this.config.keys.listedIdentity(tag),
+      updatedAt: now,
+    });
+    // The client's key first: it is what decides; the index only lists it.
+    await this.store.putClientOverride(
+      this.key(tag, policyName),
+      encodeClientOverride(override),
+      override.expiresAt,
+    );
+    await this.index.put(policyName, tag, record);
+    await this.announce(policyName, tag);
+    this.logger.log(`client override set: policy=${policyName} ${describe(record)}`);
+    return record;
+  }
+
+  /** Removes the identity's override; false when it had none. */
+  async remove(policyName: string, identity: string): Promise<boolean> {
+    this.policy(policyName);
+    const tag = this.config.keys.operatorTag(identity);
+    const existed = (await this.get(policyName, identity)) !== undefined;
+    await this.store.putClientOverride(this.key(tag, policyName), null);
+    await this.index.remove(policyName, [tag]);
+    await this.announce(policyName, tag);
+    if (existed) {
+      this.logger.log(
+        `client override removed: policy=${policyName} identity=${this.config.keys.listedIdentity(tag)}`,
+      );
+    }
+    return existed;
+  }
+
+  /** The identity's override in force, if any. */
+  async get(policyName: string, identity: string): Promise<ClientOverrideRecord | undefined> {
+    this.policy(policyName);
+    const tag = this.config.keys.operatorTag(identity);
+    const record = await this.index.get(policyName, tag);
+    if (!record) return undefined;
+    const [live] = await this.live(policyName, [[tag, record]]);
+    return live;
+  }
+
+  /** The policy's overrides in force, a page at a time; expired ones are dropped from the list. */
+  async list(
+    policyName: string,
+    cursor: string | null,
+    count: number,
+  ): Promise<ClientOverrideList> {
+    this.policy(policyName);
+    const page = await this.index.page(policyName, cursor, count);
+    return { items: await this.live(policyName, page.records), cursor: page.cursor };
+  }
+
+  /**
+   * The records whose client key still exists: one that expired (or was deleted with redis-cli)
+   * leaves the index here.
+   */
+  private async live(
+    policyName: string,
+    records: readonly [string, ClientOverrideRecord][],
+  ): Promise<ClientOverrideRecord[]> {
+    if (records.length === 0) return [];
+    const exists = await this.store.existing(records.map(([tag]) => this.key(tag, policyName)));
+    const gone = records.filter((_, i) => !exists[i]).map(([tag]) => tag);
+    if (gone.length > 0) await this.index.remove(policyName, gone);
+    return records.filter((_, i) => exists[i]).map(([, record]) => record);
+  }
+
+  private async announce(policyName: string, tag: string): Promise<void> {
+    this.engine.forgetRejections();
+    await this.channel.announceClientOverride(policyName, [tag]);
+  }
+
+  private key(tag: string, policyName: string): string {
+    return this.config.keys.clientOverrideKey(tag, policyName);
+  }
+
+  private policy(name: string): RateLimitPolicy {
+    const policy = this.registry.get(name);
+    if (!policy) throw new UnknownPolicyError(name);
+    return policy;
+  }
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** The audit line: what was set, never a raw identity (the listed form only). */
+function describe(record: ClientOverrideRecord): string {
+  const { identity, action, limit, windowMs, burst, expiresAt } = record;
+  const parts = [`identity=${identity}`, `action=${action}`];
+  if (limit !== undefined) parts.push(`limit=${limit}`);
+  if (windowMs !== undefined) parts.push(`windowMs=${windowMs}`);
+  if (burst !== undefined) parts.push(`burst=${burst}`);
+  if (expiresAt !== undefined) parts.push(`expiresAt=${new Date(expiresAt).toISOString()}`);
+  return parts.join(' ');
+}
