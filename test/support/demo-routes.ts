@@ -1,4 +1,4 @@
-/** The demo's limited public routes: one per algorithm, stacked policies, a custom key. */
+/** The demo's limited public routes: one per algorithm, stacked policies, a custom key, tiers. */
 export const LIMITED_ROUTES = [
   '/api/fixed-window',
   '/api/sliding-window',
@@ -8,6 +8,7 @@ export const LIMITED_ROUTES = [
   '/api/gcra',
   '/api/stacked',
   '/api/keyed',
+  '/api/plan',
 ] as const;
 
 /** Every public route of the demo: the limited ones and /api/unlimited. */

@@ -11,6 +11,7 @@ import {
 import { resolveAdminToken } from './admin/admin-token';
 import { AlgorithmsController } from './api/algorithms.controller';
 import { LoadTestController } from './api/load-test.controller';
+import { PlansController } from './api/plans.controller';
 import { ShowcaseController } from './api/showcase.controller';
 import { validateDemoEnv, type DemoConfig } from './config/demo-config';
 import { MetricsController } from './metrics/metrics.controller';
@@ -66,6 +67,7 @@ export class AppModule {
       controllers: [
         AlgorithmsController,
         ShowcaseController,
+        PlansController,
         HealthController,
         MetricsController,
         ...(loadTestRoutes ? [LoadTestController] : []),

@@ -27,6 +27,9 @@ export type {
   IdentityFunction,
   KeySource,
   RateLimitOptions,
+  SkipPredicate,
+  TierOptions,
+  TierResolver,
 } from './policy/rate-limit-options.interface';
 export { RATE_LIMIT_ALGORITHMS, type RateLimitAlgorithm } from './policy/rate-limit-algorithm';
 export { RATE_LIMIT_MODES, type RateLimitMode } from './policy/rate-limit-mode';
@@ -37,7 +40,14 @@ export {
   RateLimitExceededException,
   type RateLimitExceededBody,
 } from './guard/rate-limit-exceeded.exception';
-export { RateLimiterService } from './service/rate-limiter.service';
+export { RateLimiterService, type LimitOptions } from './service/rate-limiter.service';
+export { ClientOverrides } from './runtime/client-overrides/client-overrides.service';
+export {
+  CLIENT_OVERRIDE_ACTIONS,
+  type ClientOverride,
+  type ClientOverrideAction,
+} from './policy/client-override';
+export type { ClientOverrideRecord } from './runtime/client-overrides/client-override-index';
 export type { PolicyRequest } from './engine/policy-request';
 export { PolicyRegistry } from './registry/policy-registry';
 export type { RateLimitPolicy } from './policy/rate-limit-policy.interface';
@@ -53,6 +63,7 @@ export { RateLimitError } from './errors/rate-limit.error';
 export { RateLimitConfigError } from './errors/rate-limit-config.error';
 export { RateLimitStoreError, type StoreFailure } from './errors/rate-limit-store.error';
 export { UnknownPolicyError } from './errors/unknown-policy.error';
+export { UnknownTierError } from './errors/unknown-tier.error';
 export { InvalidCostError } from './errors/invalid-cost.error';
 export { DuplicatePolicyError } from './errors/duplicate-policy.error';
 export { InvalidCursorError } from './errors/invalid-cursor.error';

@@ -110,6 +110,12 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
     this.warned.delete(`${name}:read`);
     try {
       const { override, problems } = parseOverrideHash(hash);
+      // Tiers are declared in code: fields of another tier are ignored, and said so.
+      const declared = this.registry.declaredTiers(name);
+      for (const tier of Object.keys(override?.tiers ?? {})) {
+        if (!declared.has(tier))
+          problems.push(`tier.${tier}.* (the policy declares no tier "${tier}")`);
+      }
       if (problems.length > 0) {
         this.warnOnce(
           `${name}:${problems.join(',')}`,

@@ -15,6 +15,15 @@ import { PolicyRegistry } from '../registry/policy-registry';
 import { IdentityResets } from '../runtime/identity-resets.service';
 
 /**
+ * Per call of `consume` and `peek`: `tier` decides with that tier's thresholds (one the policy
+ * does not declare gets the policy's own, as in the guard).
+ * @publicApi
+ */
+export interface LimitOptions extends DecideOptions {
+  readonly tier?: string;
+}
+
+/**
  * Rate limiting from code, by policy name: charge, look, reset. Decisions are the guard's
  * (same engine, same store, same counting).
  * @publicApi
@@ -33,13 +42,13 @@ export class RateLimiterService {
     policyName: string,
     identity: string,
     cost = 1,
-    options?: DecideOptions,
+    options?: LimitOptions,
   ): Promise<RateLimitDecision> {
     if (!Number.isInteger(cost) || cost < 1 || cost > MAX_LIMIT) {
       throw new InvalidCostError(`cost must be an integer from 1 to ${MAX_LIMIT} (got ${cost})`);
     }
     const verdict = await this.engine.decide(
-      [{ policy: this.policy(policyName), identity, cost }],
+      [{ policy: this.policy(policyName, options?.tier), identity, cost }],
       options,
     );
     return verdict.decisions[0] ?? undecided(policyName, verdict);
@@ -49,9 +58,9 @@ export class RateLimiterService {
   async peek(
     policyName: string,
     identity: string,
-    options?: DecideOptions,
+    options?: LimitOptions,
   ): Promise<RateLimitDecision> {
-    const request = { policy: this.policy(policyName), identity, cost: 0 };
+    const request = { policy: this.policy(policyName, options?.tier), identity, cost: 0 };
     const verdict = await this.engine.peek(request, options);
     return verdict.decisions[0] ?? undecided(policyName, verdict);
   }
@@ -69,10 +78,10 @@ export class RateLimiterService {
     return this.engine.decide(requests, options);
   }
 
-  private policy(name: string): RateLimitPolicy {
+  private policy(name: string, tier?: string): RateLimitPolicy {
     const policy = this.registry.get(name);
     if (!policy) throw new UnknownPolicyError(name);
-    return policy;
+    return (tier !== undefined && this.registry.getTier(name, tier)) || policy;
   }
 }
 

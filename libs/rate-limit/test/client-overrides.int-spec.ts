@@ -1,0 +1,151 @@
+import { RATE_LIMIT_ALGORITHMS } from '../src/policy/rate-limit-algorithm';
+import { encodeClientOverride } from '../src/store/client-override-value';
+import type { ClientOverride } from '../src/policy/client-override';
+import type { RateLimitPolicy } from '../src/policy/rate-limit-policy.interface';
+import {
+  Client,
+  T0,
+  memoryFactory,
+  policy,
+  redisFactory,
+  type StoreFactory,
+  type StoreUnderTest,
+} from './support/store-harness';
+
+/**
+ * Client overrides as both stores decide them (decide.lua reads the client's key in the same
+ * call; the memory store mirrors it): the same expectations for Redis and memory, every algorithm.
+ */
+const factories: StoreFactory[] = [redisFactory(), memoryFactory()];
+
+describe.each(factories)('client overrides: $name store', (factory) => {
+  let sut: StoreUnderTest;
+  let client: Client;
+  let other: Client;
+
+  beforeAll(() => factory.setup());
+  afterAll(() => factory.teardown());
+  beforeEach(async () => {
+    sut = await factory.create();
+    client = new Client(sut, 'ip:198.51.100.7');
+    other = new Client(sut, 'ip:198.51.100.8');
+  });
+
+  function put(p: RateLimitPolicy, override: ClientOverride | null, who = client): Promise<void> {
+    const key = client
+      .entry(p)
+      .overrideKey.replace(
+        sut.keys.identityTag(client.identity),
+        sut.keys.identityTag(who.identity),
+      );
+    return sut.store.putClientOverride(
+      key,
+      override && encodeClientOverride(override),
+      override?.expiresAt,
+    );
+  }
+
+  async function admitted(who: Client, p: RateLimitPolicy, count: number, nowMs = T0) {
+    let n = 0;
+    for (let i = 0; i < count; i++) if ((await who.hit(p, nowMs)).allowed) n++;
+    return n;
+  }
+
+  describe.each(RATE_LIMIT_ALGORITHMS)('%s (policy: 5 per 10 s)', (algo) => {
+    const p = policy({ algo, limit: 5, window: 10_000 });
+
+    it('a quota decides its client alone on its own thresholds', async () => {
+      await put(p, { action: 'quota', limit: 8 });
+      expect(await admitted(client, p, 12)).toBe(8);
+      expect(await admitted(other, p, 12)).toBe(5);
+      const rejected = await client.hit(p, T0);
+      expect(rejected).toMatchObject({ allowed: false, reason: 1, remaining: 0 });
+      expect(rejected.retryAfterMs).toBeGreaterThan(0);
+    });
+
+    it('a quota that sets only the window keeps the policy limit', async () => {
+      await put(p, { action: 'quota', windowMs: 60_000 });
+      expect(await admitted(client, p, 9)).toBe(5);
+      // A minute-long window (or refill) leaves longer to wait than the policy's 10 s.
+      expect((await client.hit(p, T0)).retryAfterMs).toBeGreaterThan(10_000);
+    });
+
+    it('allow admits whatever the state, charging only while within the limit', async () => {
+      await put(p, { action: 'allow' });
+      const out = [];
+      for (let i = 0; i < 20; i++) out.push(await client.hit(p, T0));
+      expect(out.every((o) => o.allowed && o.reason === 0 && o.retryAfterMs === 0)).toBe(true);
+      expect((await client.peek(p, T0)).remaining).toBe(0);
+      // Lifted: the client is where its counted requests left it (5 charged, not 20).
+      await put(p, null);
+      expect(await admitted(client, p, 3)).toBe(0);
+      expect(await admitted(client, p, 5, T0 + 10_000 * 5)).toBe(5);
+    });
+
+    it('deny rejects with its message and no retry time, charging nothing', async () => {
+      await put(p, { action: 'deny', message: 'Your key is suspended' });
+      const out = await client.hit(p, T0);
+      expect(out).toEqual({
+        allowed: false,
+        remaining: 0,
+        resetMs: 0,
+        retryAfterMs: 0,
+        reason: 4,
+        message: 'Your key is suspended',
+      });
+      expect(await admitted(client, p, 10)).toBe(0);
+      await put(p, { action: 'deny' });
+      expect((await client.hit(p, T0)).message).toBeUndefined();
+      await put(p, null);
+      expect(await admitted(client, p, 7)).toBe(5);
+    });
+  });
+
+  it('a denied entry of a stacked request rejects it whole; the other policy is not charged', async () => {
+    const a = policy({ algo: 'fixed-window' }, 'a');
+    const b = policy({ algo: 'gcra' }, 'b');
+    await put(b, { action: 'deny', message: 'no' });
+    const reply = await client.run('consume', [a, b], T0);
+    expect(reply.admitted).toBe(false);
+    expect(reply.outcomes.map((o) => [o.allowed, o.reason, o.message])).toEqual([
+      [true, 0, undefined],
+      [false, 4, 'no'],
+    ]);
+    expect((await client.peek(a, T0)).remaining).toBe(5);
+  });
+
+  it('under a shadow policy a denied client is reported, not refused', async () => {
+    const shadow = policy({ algo: 'fixed-window', mode: 'shadow' });
+    await put(shadow, { action: 'deny' });
+    const reply = await client.run('consume', [shadow], T0);
+    expect(reply.admitted).toBe(true);
+    expect(reply.outcomes[0]).toMatchObject({ allowed: false, reason: 4 });
+  });
+
+  it('allow lets a client under a blockFor penalty through', async () => {
+    const blocking = policy({ algo: 'fixed-window', limit: 1, blockFor: '1m' });
+    await client.hit(blocking, T0);
+    expect(await client.hit(blocking, T0)).toMatchObject({ allowed: false, reason: 1 });
+    expect(await client.hit(blocking, T0)).toMatchObject({ allowed: false, reason: 2 });
+    await put(blocking, { action: 'allow' });
+    expect(await client.hit(blocking, T0)).toMatchObject({ allowed: true, reason: 0 });
+  });
+
+  it('a value written by hand that is no override is ignored', async () => {
+    const p = policy({ algo: 'token-bucket' });
+    for (const junk of ['quota:x:1:1', 'ALLOW', 'quota:', '', 'quota:0:0:0']) {
+      await sut.store.putClientOverride(client.entry(p).overrideKey, junk);
+      expect((await client.peek(p, T0)).remaining).toBe(5);
+    }
+  });
+
+  it('an override with an expiry vanishes by itself at that time', async () => {
+    const p = policy({ algo: 'sliding-window-counter', limit: 5, window: '1h' });
+    const expiresAt = Date.now() + 400;
+    await put(p, { action: 'deny', expiresAt });
+    expect((await client.hit(p)).reason).toBe(4);
+    // Waits on the clock itself: the expiry is the event under test.
+    await new Promise((resolve) => setTimeout(resolve, expiresAt - Date.now() + 5));
+    expect((await client.hit(p)).allowed).toBe(true);
+  });
+});
