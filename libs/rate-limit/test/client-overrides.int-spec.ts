@@ -59,7 +59,9 @@ describe.each(factories)('client overrides: $name store', (factory) => {
       expect(await admitted(client, p, 12)).toBe(8);
       expect(await admitted(other, p, 12)).toBe(5);
       const rejected = await client.hit(p, T0);
-      expect(rejected).toMatchObject({ allowed: false, reason: 1, remaining: 0 });
+      // The quota's capacity is what the client was decided on, so it is the limit reported.
+      expect(rejected).toMatchObject({ allowed: false, reason: 1, remaining: 0, limit: 8 });
+      expect((await other.hit(p, T0)).limit).toBeUndefined();
       expect(rejected.retryAfterMs).toBeGreaterThan(0);
     });
 

@@ -15,7 +15,7 @@ export function toDecision(
     policy: policy.name,
     allowed: outcome.allowed,
     shadow: policy.mode === 'shadow',
-    limit: capacityOf(policy),
+    limit: outcome.limit ?? capacityOf(policy),
     remaining: outcome.remaining,
     resetMs: outcome.resetMs,
     retryAfterMs: outcome.retryAfterMs,

@@ -25,7 +25,12 @@ export function normalizeTiers(
     }
   }
   const tiers = new Map<string, TierThresholds>();
-  if (options.tiers === undefined) return tiers;
+  if (options.tiers === undefined) {
+    if (options.tier !== undefined) {
+      throw new RateLimitConfigError(where, 'tier', 'is set, but the policy declares no tiers');
+    }
+    return tiers;
+  }
   if (typeof options.tiers !== 'object' || options.tiers === null || Array.isArray(options.tiers)) {
     throw new RateLimitConfigError(
       where,

@@ -89,8 +89,9 @@ export class PolicyStats implements OnApplicationBootstrap, OnModuleDestroy, Dec
     return new Map(
       names.map((name, i) => {
         const local = this.pending.get(name) ?? zero();
-        const totals: PolicyTotals = { ...zero(), tiers: {} };
+        const totals: PolicyTotals = { ...zero(), tiers: Object.create(null) };
         for (const field of FIELDS) totals[field] = count(stored[i][field]) + local[field];
+        // A null-prototype record: a hand-written field `tier.__proto__.allowed` stays a tier.
         const tierCounts = (tier: string): Counts =>
           Object.hasOwn(totals.tiers, tier) ? totals.tiers[tier] : (totals.tiers[tier] = zero());
         for (const [field, raw] of Object.entries(stored[i])) {

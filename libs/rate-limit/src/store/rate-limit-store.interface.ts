@@ -24,6 +24,8 @@ export interface StoreOutcome {
   readonly reason: ReasonCode;
   /** A client override's deny message (reason `denied`), when it set one. */
   readonly message?: string;
+  /** The capacity of a client's quota override, which it was decided on (else the policy's). */
+  readonly limit?: number;
 }
 
 export interface StoreReply {

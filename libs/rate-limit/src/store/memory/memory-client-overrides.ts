@@ -13,6 +13,11 @@ interface Held {
 export class MemoryClientOverrides {
   private readonly held = new Map<string, Held>();
 
+  /** Whether an override is in force at `key` (the admin listing checks its index with it). */
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
   /** `clockMs`: the keyspace's clock (tests move it), as Redis expires a PXAT on its own. */
   constructor(private readonly clockMs: () => number = Date.now) {}
 

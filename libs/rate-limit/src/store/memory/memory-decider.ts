@@ -22,6 +22,8 @@ interface Checked extends CheckResult {
   /** Admitted by an `allow` override though the check refused: nothing to charge. */
   free?: boolean;
   message?: string;
+  /** A quota override's capacity, reported as the limit. */
+  limit?: number;
 }
 
 /** One group's decision in memory: lua/decide.lua line by line, over a MemoryKeyspace. */
@@ -66,6 +68,7 @@ export class MemoryDecider {
     if (override?.action === 'allow' && !st.allowed) {
       Object.assign(st, { allowed: true, retryAfterUs: 0, reason: REASON.admitted, free: true });
     }
+    if (override?.action === 'quota') st.limit = capacityOf({ ...entry.policy, ...p });
     return st;
   }
 
@@ -144,6 +147,8 @@ function toParams(
   return { key: entry.key, now, limit, windowUs, burst, cost: entry.cost, charged };
 }
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 /** As the reply of lua/decide.lua: a refusal always says "retry after" at least 1 ms. */
 function toOutcome(st: Checked): StoreOutcome {
   let resetMs = toMs(st.resetUs);
@@ -152,8 +157,14 @@ function toOutcome(st: Checked): StoreOutcome {
     retryAfterMs = Math.max(1, retryAfterMs);
     resetMs = Math.max(resetMs, retryAfterMs);
   }
-  const outcome = { allowed: st.allowed, remaining: st.remaining, resetMs, retryAfterMs };
-  return st.message === undefined
-    ? { ...outcome, reason: st.reason }
-    : { ...outcome, reason: st.reason, message: st.message };
+  const outcome: Mutable<StoreOutcome> = {
+    allowed: st.allowed,
+    remaining: st.remaining,
+    resetMs,
+    retryAfterMs,
+    reason: st.reason,
+  };
+  if (st.message !== undefined) outcome.message = st.message;
+  if (st.limit !== undefined) outcome.limit = st.limit;
+  return outcome;
 }

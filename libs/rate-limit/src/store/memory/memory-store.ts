@@ -63,7 +63,7 @@ export class MemoryStore implements RateLimitStore {
   }
 
   async existing(keys: readonly string[]): Promise<boolean[]> {
-    return keys.map((key) => this.keyspace.get(key) !== undefined);
+    return keys.map((key) => this.keyspace.get(key) !== undefined || this.clientOverrides.has(key));
   }
 
   async shortenExpiries(keys: readonly string[], maxMs: number): Promise<void> {

@@ -7,11 +7,12 @@ import type {
   StoreOutcome,
   StoreReply,
 } from '../rate-limit-store.interface';
-import { REASON } from '../reason-code';
 
 const FIELDS_PER_OUTCOME = 5;
 /** First value of a group the script could not decide; its error message follows. */
 const GROUP_FAILED = -1;
+/** A group's first value from this on: its outcomes are followed by extras (see decide.lua). */
+const WITH_EXTRAS = 2;
 
 /** The KEYS and ARGV of one decide script call (layout documented in lua/decide.lua). */
 export interface DecideCall {
@@ -74,38 +75,50 @@ export function parseDecideReply(
   const replies: (StoreReply | RateLimitStoreError)[] = new Array(groups.length);
   let i = 1;
   for (let g = 0; g < groups.length; g++) {
-    const head = values[i++];
+    const head = values[i++] as number;
     if (head === GROUP_FAILED) {
       replies[g] = new RateLimitStoreError('error', `Redis failed: ${String(values[i++])}`);
       continue;
     }
     const outcomes: StoreOutcome[] = new Array(groups[g].length);
     if (i + outcomes.length * FIELDS_PER_OUTCOME > values.length) throw unexpected(reply);
-    let denied = false;
     for (let j = 0; j < outcomes.length; j++, i += FIELDS_PER_OUTCOME) {
-      const reason = values[i + 4] as ReasonCode;
-      if (reason === REASON.denied) denied = true;
       outcomes[j] = {
         allowed: values[i] === 1,
         remaining: values[i + 1] as number,
         resetMs: values[i + 2] as number,
         retryAfterMs: values[i + 3] as number,
-        reason,
+        reason: values[i + 4] as ReasonCode,
       };
     }
-    // The messages of denied entries follow the group's outcomes, in order.
-    if (denied) {
-      for (let j = 0; j < outcomes.length; j++) {
-        if (outcomes[j].reason !== REASON.denied) continue;
-        const message = values[i++];
-        if (typeof message !== 'string') throw unexpected(reply);
-        if (message !== '') outcomes[j] = { ...outcomes[j], message };
-      }
-    }
-    replies[g] = { admitted: head === 1, outcomes, decidedAtUs };
+    if (head >= WITH_EXTRAS) i = readExtras(values, i, outcomes, reply);
+    replies[g] = { admitted: head % 2 === 1, outcomes, decidedAtUs };
   }
   if (i !== values.length) throw unexpected(reply);
   return replies;
+}
+
+/**
+ * The extras of a group whose clients have overrides: per extra the entry's index (from 1), then
+ * its deny message or its quota's capacity. Answers where the next group starts.
+ */
+function readExtras(
+  values: readonly (number | string)[],
+  from: number,
+  outcomes: StoreOutcome[],
+  reply: unknown,
+): number {
+  let i = from;
+  const count = values[i++];
+  if (typeof count !== 'number') throw unexpected(reply);
+  for (let e = 0; e < count; e++, i += 2) {
+    const j = (values[i] as number) - 1;
+    const value = values[i + 1];
+    if (!(j in outcomes) || value === undefined) throw unexpected(reply);
+    if (typeof value === 'number') outcomes[j] = { ...outcomes[j], limit: value };
+    else if (value !== '') outcomes[j] = { ...outcomes[j], message: value };
+  }
+  return i;
 }
 
 function unexpected(reply: unknown): RateLimitStoreError {

@@ -25,14 +25,17 @@
 --     allowed (1 | 0), remaining, resetMs, retryAfterMs (0 when allowed or for reasons 3 and
 --     4, at least 1 for reasons 1 and 2), reason (0 admitted, 1 over the limit, 2 blocked by
 --     blockFor, 3 cost above capacity, 4 denied by a client override)
---   then, for each entry with reason 4, in order, its deny message ('' for none)
+--   When an entry of the group has a deny or quota override, the group's first value is 2
+--   (refused) or 3 (admitted) instead of 0 or 1, and its entries are followed by the number of
+--   extras, then per extra the entry's index in the group (1..n) and either its deny message
+--   (a string, '' for none) or its quota's capacity (an integer, reported as its limit).
 --   or, for a group with a key this script cannot read (say, another type written by hand): -1
 --   and the error message; nothing of that group is written.
 --   peek replies alike; refund replies with the time alone. A spec naming an algorithm this
 --   script does not hold fails the whole call (an error reply; nothing written).
 local REASON_OK, REASON_LIMIT, REASON_BLOCKED, REASON_COST, REASON_DENIED = 0, 1, 2, 3, 4
 -- What a client override asks of an entry.
-local NONE, ALLOW, DENY = 0, 1, 2
+local NONE, ALLOW, DENY, QUOTA = 0, 1, 2, 3
 
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -67,8 +70,8 @@ local reply, k, nargs = { now }, 1, #ARGV
 -- an entry is used, its spec is pointed at its key and cost in place, not by a helper: every
 -- function of the chunk is created anew on each call, which costs more than the line it saves.
 local eSpec, eKey, eOver, eBlock, eCost, eState, eAct, eMsg = {}, {}, {}, {}, {}, {}, {}, {}
--- Set by check_group when an entry of the group is denied: its reply carries the message.
-local groupDenied = false
+-- Set when an entry of the current group has a deny or a quota: its reply carries extras.
+local groupExtras = false
 
 -- Reads entry j's client override (see the header): sets what it asks (eAct, eMsg) and, for a
 -- quota, points the entry at a spec of its own (the shared one stays as it is for the others).
@@ -90,6 +93,7 @@ local function read_override(j)
     if w == 0 then w = nil end
     if b == 0 then b = nil end
     local p = eSpec[j]
+    eAct[j] = QUOTA
     local limit, burst = l or p.limit, b or l or p.burst
     eSpec[j] = {
       algo = p.algo, now = now, charged = charged, limit = limit,
@@ -106,12 +110,12 @@ local function check_group(n)
   for j = 1, n do
     read_override(j)
     local p, blockKey, act = eSpec[j], eBlock[j], eAct[j]
+    if act >= DENY then groupExtras = true end
     p.key, p.cost = eKey[j], eCost[j]
     local untilUs = blockKey and tonumber(read(blockKey))
     local st
     if act == DENY then
       st = { allowed = false, remaining = 0, resetUs = 0, retryAfterUs = 0, reason = REASON_DENIED }
-      groupDenied = true
     elseif untilUs and untilUs > now then
       st = { allowed = false, remaining = 0, resetUs = untilUs - now, retryAfterUs = untilUs - now, reason = REASON_BLOCKED }
     else
@@ -157,7 +161,8 @@ local function reply_group(n, admitted)
   -- Upvalues cost one more VM instruction per use than locals, and these are used 6 times an entry.
   local out, states = reply, eState
   local r = #out
-  out[r + 1] = admitted and 1 or 0
+  -- 2 and 3: as 0 and 1, with extras after the entries.
+  out[r + 1] = (admitted and 1 or 0) + (groupExtras and 2 or 0)
   r = r + 1
   for j = 1, n do
     local st = states[j]
@@ -174,13 +179,22 @@ local function reply_group(n, admitted)
     out[r + 5] = st.reason
     r = r + 5
   end
-  if groupDenied then
+  if groupExtras then
+    -- The count first (no hole in the array), set once the extras are known.
+    local head = r + 1
+    out[head] = 0
+    r = head
     for j = 1, n do
-      if eAct[j] == DENY then
-        r = r + 1
-        out[r] = eMsg[j]
+      local act = eAct[j]
+      if act == DENY then
+        out[r + 1], out[r + 2] = j, eMsg[j]
+        r = r + 2
+      elseif act == QUOTA then
+        out[r + 1], out[r + 2] = j, eSpec[j].capacity
+        r = r + 2
       end
     end
+    out[head] = (r - head) / 2
   end
 end
 
@@ -211,7 +225,7 @@ while a <= nargs do
   else
     -- A key this script cannot read (say, another type written by hand) fails its own group,
     -- before anything of the group is written; the other groups of the call go on.
-    groupDenied = false
+    groupExtras = false
     local ok, admitted = pcall(check_group, n)
     if ok then
       if op == 'consume' then commit_group(n, admitted) end

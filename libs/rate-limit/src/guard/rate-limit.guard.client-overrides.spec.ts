@@ -1,0 +1,96 @@
+import { Controller, Get, type INestApplication } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { Test } from '@nestjs/testing';
+import request from 'supertest';
+import { RateLimit } from '../decorators/rate-limit.decorator';
+import { RateLimitModule } from '../module/rate-limit.module';
+import { ClientOverrides } from '../runtime/client-overrides/client-overrides.service';
+import { RateLimiterService } from '../service/rate-limiter.service';
+import { RateLimitGuard } from './rate-limit.guard';
+
+/** supertest reaches the app over loopback; the guard reports `::ffff:127.0.0.1` as IPv4. */
+const LOCAL = 'ip:127.0.0.1';
+
+@Controller('guarded')
+class GuardedController {
+  @Get()
+  @RateLimit({ name: 'guarded', limit: 1, window: '1h' })
+  guarded() {
+    return 'ok';
+  }
+
+  @Get('stacked')
+  @RateLimit({ name: 'guarded', limit: 1, window: '1h' })
+  @RateLimit({ name: 'roomy', limit: 10, window: '1h' })
+  stacked() {
+    return 'ok';
+  }
+}
+
+describe('RateLimitGuard with client overrides (memory store)', () => {
+  let app: INestApplication;
+  let overrides: ClientOverrides;
+  let limiter: RateLimiterService;
+  const get = (path = '/guarded') => request(app.getHttpServer()).get(path);
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [RateLimitModule.forRoot({})],
+      controllers: [GuardedController],
+      providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+    overrides = app.get(ClientOverrides);
+    limiter = app.get(RateLimiterService);
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  beforeEach(async () => {
+    await overrides.remove('guarded', LOCAL);
+    await limiter.reset('guarded', LOCAL);
+    await limiter.reset('roomy', LOCAL);
+  });
+
+  it("answers a denied client 429 with the override's message, its policy and no Retry-After", async () => {
+    await overrides.set('guarded', LOCAL, { action: 'deny', message: 'Account suspended' });
+    const denied = await get().expect(429);
+    expect(denied.body).toEqual({
+      statusCode: 429,
+      message: 'Account suspended',
+      policy: 'guarded',
+      retryAfter: 0,
+    });
+    expect(denied.headers['retry-after']).toBeUndefined();
+    expect(denied.headers['content-type']).toMatch(/application\/json/);
+  });
+
+  it("answers 'Forbidden' to a client denied without a message", async () => {
+    await overrides.set('guarded', LOCAL, { action: 'deny' });
+    const denied = await get().expect(429);
+    expect(denied.body).toMatchObject({ message: 'Forbidden', policy: 'guarded' });
+    expect(denied.headers['retry-after']).toBeUndefined();
+  });
+
+  it('charges no other policy of a request a deny rejects', async () => {
+    await overrides.set('guarded', LOCAL, { action: 'deny' });
+    expect((await get('/guarded/stacked').expect(429)).body.policy).toBe('guarded');
+    expect((await limiter.peek('roomy', LOCAL)).remaining).toBe(10);
+  });
+
+  it('admits the client again once its deny is removed', async () => {
+    await overrides.set('guarded', LOCAL, { action: 'deny' });
+    await get().expect(429);
+    await overrides.remove('guarded', LOCAL);
+    await get().expect(200);
+  });
+
+  it('never rejects an allow client, charging it while within the limit', async () => {
+    await overrides.set('guarded', LOCAL, { action: 'allow' });
+    for (let i = 0; i < 5; i++) await get().expect(200);
+    expect((await limiter.peek('guarded', LOCAL)).remaining).toBe(0);
+    await overrides.remove('guarded', LOCAL);
+    expect((await get().expect(429)).body.message).toBe('Too Many Requests');
+  });
+});
