@@ -64,6 +64,7 @@ export { RateLimitConfigError } from './errors/rate-limit-config.error';
 export { RateLimitStoreError, type StoreFailure } from './errors/rate-limit-store.error';
 export { UnknownPolicyError } from './errors/unknown-policy.error';
 export { UnknownTierError } from './errors/unknown-tier.error';
+export { NoClientOverrideError } from './errors/no-client-override.error';
 export { InvalidCostError } from './errors/invalid-cost.error';
 export { DuplicatePolicyError } from './errors/duplicate-policy.error';
 export { InvalidCursorError } from './errors/invalid-cursor.error';
@@ -78,6 +79,11 @@ export type {
   RateLimitAdminModuleOptions,
 } from './admin/rate-limit-admin-options.interface';
 export { RateLimitAdminService } from './admin/rate-limit-admin.service';
+export { ClientOverridesAdmin } from './admin/client-overrides-admin';
+export type {
+  ClientOverrideView,
+  ClientOverrideViewPage,
+} from './admin/client-override-view.interface';
 export { RateLimitHttpErrorsInterceptor } from './admin/errors-to-http.interceptor';
 export { MIN_ADMIN_TOKEN_LENGTH } from './admin/admin-token';
 export type {
@@ -89,6 +95,9 @@ export type {
   PolicyStatsView,
   PolicyThresholds,
   PolicyView,
+  TierPatch,
+  TierThresholds,
+  TierView,
 } from './admin/policy-view.interface';
 export {
   RateLimitHealthIndicator,

@@ -1,10 +1,12 @@
 import { type HttpException, UnauthorizedException } from '@nestjs/common';
 import { InvalidCursorError } from '../errors/invalid-cursor.error';
 import { InvalidPolicyChangeError } from '../errors/invalid-policy-change.error';
+import { NoClientOverrideError } from '../errors/no-client-override.error';
 import { RateLimitStoreError } from '../errors/rate-limit-store.error';
 import { StoredKeyConflictError } from '../errors/stored-key-conflict.error';
 import { UncertainWriteError } from '../errors/uncertain-write.error';
 import { UnknownPolicyError } from '../errors/unknown-policy.error';
+import { UnknownTierError } from '../errors/unknown-tier.error';
 import { toHttpError } from './errors-to-http.interceptor';
 import { writing } from './store-actions';
 
@@ -16,6 +18,12 @@ const answer = (error: unknown) => {
 describe('the admin API maps the library errors to HTTP in one place', () => {
   it.each([
     [new UnknownPolicyError('p'), 404, 'Unknown rate limit policy "p"'],
+    [new UnknownTierError('p', 'gold'), 404, 'Rate limit policy "p" declares no tier "gold"'],
+    [
+      new NoClientOverrideError('p'),
+      404,
+      'No client override for this identity under rate limit policy "p"',
+    ],
     [new InvalidCursorError(), 400, 'cursor must be a value returned by a previous page'],
     [new StoredKeyConflictError('rl:policy:p', 'a hash'), 409, /^rl:policy:p holds a value/],
     [

@@ -12,10 +12,12 @@ import {
 import { catchError, throwError, type Observable } from 'rxjs';
 import { InvalidCursorError } from '../errors/invalid-cursor.error';
 import { InvalidPolicyChangeError } from '../errors/invalid-policy-change.error';
+import { NoClientOverrideError } from '../errors/no-client-override.error';
 import { RateLimitStoreError } from '../errors/rate-limit-store.error';
 import { StoredKeyConflictError } from '../errors/stored-key-conflict.error';
 import { UncertainWriteError } from '../errors/uncertain-write.error';
 import { UnknownPolicyError } from '../errors/unknown-policy.error';
+import { UnknownTierError } from '../errors/unknown-tier.error';
 
 /**
  * The one place the admin API turns the library's errors into HTTP answers; anything else
@@ -23,6 +25,8 @@ import { UnknownPolicyError } from '../errors/unknown-policy.error';
  */
 export function toHttpError(error: unknown): unknown {
   if (error instanceof UnknownPolicyError) return new NotFoundException(error.message);
+  if (error instanceof UnknownTierError) return new NotFoundException(error.message);
+  if (error instanceof NoClientOverrideError) return new NotFoundException(error.message);
   if (error instanceof InvalidPolicyChangeError) return new BadRequestException(error.problems);
   if (error instanceof InvalidCursorError) return new BadRequestException(error.message);
   if (error instanceof StoredKeyConflictError) return new ConflictException(error.message);

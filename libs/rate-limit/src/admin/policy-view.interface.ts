@@ -1,7 +1,7 @@
 import type { DecisionCounts } from '../decision/decision-counts';
-import type { PolicyOverride, PolicyThresholds } from '../policy/policy-thresholds';
+import type { PolicyOverride, PolicyThresholds, TierThresholds } from '../policy/policy-thresholds';
 
-export type { PolicyOverride, PolicyThresholds };
+export type { PolicyOverride, PolicyThresholds, TierThresholds };
 
 /** A change requested through the admin API (validated before it reaches the service). */
 export type PolicyPatch = Partial<PolicyThresholds>;
@@ -13,13 +13,34 @@ export interface PolicyRoute {
 
 export type PolicyStatsView = DecisionCounts;
 
+/** A change of one tier requested through the admin API (validated before the service). */
+export type TierPatch = TierThresholds;
+
+/** One tier of a policy as the admin API shows it. */
+export interface TierView {
+  name: string;
+  /** Effective: the tier's override, else what it declares, else the policy's. */
+  limit: number;
+  windowMs: number;
+  burst: number;
+  /** What the code declares for the tier. */
+  defaults: TierThresholds;
+  /** What operators set for the tier at runtime, or null. */
+  override: TierThresholds | null;
+  /** The tier's share of the policy's stats. */
+  stats: PolicyStatsView;
+}
+
 /** One policy as the admin API shows it. */
 export interface PolicyView extends PolicyThresholds {
   name: string;
   routes: PolicyRoute[];
   defaults: PolicyThresholds;
-  override: PolicyOverride | null;
+  /** The policy's own override; each tier's is shown on the tier. */
+  override: Omit<PolicyOverride, 'tiers'> | null;
   stats: PolicyStatsView;
+  /** In declaration order; empty when the policy declares none. */
+  tiers: TierView[];
 }
 
 export interface KeyUsage {

@@ -1,47 +1,30 @@
+import { Body, Delete, Get, HttpCode, HttpStatus, Param, Patch, Query } from '@nestjs/common';
 import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  HttpStatus,
-  Param,
-  Patch,
-  Query,
-  UseGuards,
-  UseInterceptors,
-  UsePipes,
-} from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
   ApiConflictResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiServiceUnavailableResponse,
-  ApiTags,
-  ApiTooManyRequestsResponse,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { SkipRateLimit } from '../decorators/skip-rate-limit.decorator';
-import { AdminTokenGuard } from './admin-token.guard';
-import { AdminErrorResponseDto, AdminTooManyFailuresDto } from './dto/error-response.dto';
+import { AdminController, BAD_INPUT, NAME, UNKNOWN } from './admin-api.decorators';
+import { AdminErrorResponseDto } from './dto/error-response.dto';
 import { KeyUsagePageDto } from './dto/key-usage.dto';
 import { ListKeysQueryDto } from './dto/list-keys-query.dto';
 import { PolicyViewDto } from './dto/policy-view.dto';
 import { UpdatePolicyDto } from './dto/update-policy.dto';
-import { RateLimitHttpErrorsInterceptor } from './errors-to-http.interceptor';
+import { UpdateTierDto } from './dto/update-tier.dto';
 import type { KeyUsagePage, PolicyView } from './policy-view.interface';
 import { RateLimitAdminService } from './rate-limit-admin.service';
-import { createAdminValidationPipe, toPolicyPatch } from './to-policy-patch';
+import { toPolicyPatch, toTierPatch } from './to-policy-patch';
 
-const NAME = ApiParam({ name: 'name', description: 'Policy name', example: 'demo.gcra' });
-const UNKNOWN = ApiNotFoundResponse({ description: 'No such policy', type: AdminErrorResponseDto });
-const BAD_INPUT = ApiBadRequestResponse({
-  description: 'Invalid input; the message names the field. Nothing is written.',
+const TIER = ApiParam({ name: 'tier', description: 'A tier the policy declares', example: 'pro' });
+const UNKNOWN_TIER = ApiNotFoundResponse({
+  description: 'No such policy, or the policy declares no such tier',
+  type: AdminErrorResponseDto,
+});
+const CONFLICT = ApiConflictResponse({
+  description: "The policy's Redis key holds another type than a hash; nothing was changed",
   type: AdminErrorResponseDto,
 });
 
@@ -50,27 +33,7 @@ const BAD_INPUT = ApiBadRequestResponse({
  * (default `/admin`). Every route needs `Authorization: Bearer <token>`; failed token attempts are rate
  * limited per client (429), authenticated requests are not.
  */
-@ApiTags('rate-limit admin')
-@ApiBearerAuth()
-@ApiUnauthorizedResponse({
-  description: 'Missing or wrong bearer token',
-  type: AdminErrorResponseDto,
-})
-@ApiTooManyRequestsResponse({
-  description: 'Too many failed token attempts from this client; see Retry-After',
-  type: AdminTooManyFailuresDto,
-})
-@ApiServiceUnavailableResponse({
-  description:
-    'Redis is unreachable and nothing was changed (a change written but not announced answers ' +
-    'as usual: every instance applies it at its next refresh)',
-  type: AdminErrorResponseDto,
-})
-@SkipRateLimit()
-@UseGuards(AdminTokenGuard)
-@UsePipes(createAdminValidationPipe())
-@UseInterceptors(RateLimitHttpErrorsInterceptor)
-@Controller('policies')
+@AdminController()
 export class RateLimitAdminController {
   constructor(private readonly admin: RateLimitAdminService) {}
 
@@ -100,10 +63,7 @@ export class RateLimitAdminController {
   @ApiOkResponse({ type: PolicyViewDto, description: 'The policy after the change' })
   @BAD_INPUT
   @UNKNOWN
-  @ApiConflictResponse({
-    description: "The policy's Redis key holds another type than a hash; nothing was changed",
-    type: AdminErrorResponseDto,
-  })
+  @CONFLICT
   update(@Param('name') name: string, @Body() body: UpdatePolicyDto): Promise<PolicyView> {
     return this.admin.update(name, toPolicyPatch(body));
   }
@@ -115,6 +75,38 @@ export class RateLimitAdminController {
   @UNKNOWN
   clearOverride(@Param('name') name: string): Promise<PolicyView> {
     return this.admin.clearOverride(name);
+  }
+
+  @Patch(':name/tiers/:tier')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: "Change a tier's thresholds at runtime, on every instance",
+    description:
+      "Fields left out keep their value; the algorithm, mode and penalty are the policy's. " +
+      "The change is stored with the policy's override.",
+  })
+  @NAME
+  @TIER
+  @ApiOkResponse({ type: PolicyViewDto, description: 'The policy after the change' })
+  @BAD_INPUT
+  @UNKNOWN_TIER
+  @CONFLICT
+  updateTier(
+    @Param('name') name: string,
+    @Param('tier') tier: string,
+    @Body() body: UpdateTierDto,
+  ): Promise<PolicyView> {
+    return this.admin.updateTier(name, tier, toTierPatch(body));
+  }
+
+  @Delete(':name/tiers/:tier/override')
+  @ApiOperation({ summary: "Drop a tier's runtime override: back to its declared thresholds" })
+  @NAME
+  @TIER
+  @ApiOkResponse({ type: PolicyViewDto, description: 'The policy after the change' })
+  @UNKNOWN_TIER
+  clearTierOverride(@Param('name') name: string, @Param('tier') tier: string): Promise<PolicyView> {
+    return this.admin.clearTierOverride(name, tier);
   }
 
   @Get(':name/keys')

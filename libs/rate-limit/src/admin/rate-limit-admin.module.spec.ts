@@ -1,6 +1,6 @@
 import { Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, SwaggerModule, type SchemaObject } from '@nestjs/swagger';
 import request from 'supertest';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import type { PolicyView } from './policy-view.interface';
@@ -9,6 +9,7 @@ import { RateLimitAdminService } from './rate-limit-admin.service';
 import { PolicyKeys } from './policy-keys';
 import { UnknownPolicyError } from '../errors/unknown-policy.error';
 import { FailedTokenLimiter } from './failed-token-limiter';
+import { ClientOverridesAdmin } from './client-overrides-admin';
 
 const TOKEN = 'unit-admin-token-0123456789abcdef';
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
@@ -48,6 +49,9 @@ async function boot(
     .overrideProvider(FailedTokenLimiter)
     .useValue({ failed: async () => undefined })
     .overrideProvider(PolicyKeys)
+    .useValue({})
+    // Tried on the memory store in rate-limit-admin-clients.controller.spec.ts.
+    .overrideProvider(ClientOverridesAdmin)
     .useValue({})
     .compile();
   const app = moduleRef.createNestApplication({ logger: false });
@@ -95,8 +99,25 @@ describe('RateLimitAdminModule', () => {
         '/ops/rate-limit/policies',
         '/ops/rate-limit/policies/{name}',
         '/ops/rate-limit/policies/{name}/keys/{identity}',
+        '/ops/rate-limit/policies/{name}/tiers/{tier}',
+        '/ops/rate-limit/policies/{name}/tiers/{tier}/override',
+        '/ops/rate-limit/policies/{name}/clients',
+        '/ops/rate-limit/policies/{name}/clients/{identity}',
       ]),
     );
+    // OpenAPI 3.0 has no null type, and ignores `nullable` beside a $ref: the schema is inline.
+    const schemas = (doc as { components: { schemas: Record<string, SchemaObject> } }).components
+      .schemas;
+    expect(schemas.TierViewDto.properties?.override).toMatchObject({
+      type: 'object',
+      nullable: true,
+      properties: { limit: { type: 'integer' }, windowMs: { type: 'integer' } },
+    });
+    expect(schemas.PolicyViewDto.properties?.tiers).toEqual({
+      type: 'array',
+      description: expect.any(String),
+      items: { $ref: '#/components/schemas/TierViewDto' },
+    });
   });
 
   it.each<[string, unknown]>([

@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
 import { ADMIN_TOKEN_DIGEST, adminTokenDigest } from './admin-token';
 import { AdminTokenGuard } from './admin-token.guard';
+import { ClientOverridesAdmin } from './client-overrides-admin';
 import { FailedTokenLimiter } from './failed-token-limiter';
 import { PolicyKeys } from './policy-keys';
+import { RateLimitAdminClientsController } from './rate-limit-admin-clients.controller';
 import { RateLimitAdminController } from './rate-limit-admin.controller';
 import {
   RATE_LIMIT_ADMIN_OPTIONS,
@@ -11,8 +13,9 @@ import {
 import { RateLimitAdminService } from './rate-limit-admin.service';
 
 /**
- * The admin API over HTTP (opt-in): list policies, change thresholds at runtime, show and reset
- * per-identity usage, behind a bearer token. Needs the global `RateLimitModule` for the
+ * The admin API over HTTP (opt-in): list policies, change thresholds (the policy's and its
+ * tiers') at runtime, show and reset per-identity usage, set per-client overrides, behind a
+ * bearer token. Needs the global `RateLimitModule` for the
  * service's dependencies. Mounted with `RouterModule` under `path` (default `'admin'`); mount
  * it once per application.
  * @publicApi
@@ -27,7 +30,7 @@ import { RateLimitAdminService } from './rate-limit-admin.service';
  *   or has whitespace, or `failedTokenLimit` is invalid.
  */
 @Module({
-  controllers: [RateLimitAdminController],
+  controllers: [RateLimitAdminController, RateLimitAdminClientsController],
   providers: [
     {
       provide: ADMIN_TOKEN_DIGEST,
@@ -38,7 +41,8 @@ import { RateLimitAdminService } from './rate-limit-admin.service';
     AdminTokenGuard,
     PolicyKeys,
     RateLimitAdminService,
+    ClientOverridesAdmin,
   ],
-  exports: [RateLimitAdminService],
+  exports: [RateLimitAdminService, ClientOverridesAdmin],
 })
 export class RateLimitAdminModule extends RateLimitAdminConfigurableModule {}

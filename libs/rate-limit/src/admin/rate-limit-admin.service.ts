@@ -1,38 +1,33 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ApplicationConfig } from '@nestjs/core';
+import type { RateLimitConfig } from '../config/resolve-module-options';
 import { InvalidPolicyChangeError } from '../errors/invalid-policy-change.error';
 import { StoredKeyConflictError } from '../errors/stored-key-conflict.error';
 import { UnknownPolicyError } from '../errors/unknown-policy.error';
-import type { RateLimitConfig } from '../config/resolve-module-options';
+import { UnknownTierError } from '../errors/unknown-tier.error';
 import {
   TIER_THRESHOLDS,
   type PolicyOverride,
   type TierThresholds,
 } from '../policy/policy-thresholds';
-import { UnknownTierError } from '../errors/unknown-tier.error';
-import { tierField } from '../runtime/policy-override-codec';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { RATE_LIMIT_CONFIG, RATE_LIMIT_OVERRIDES, RATE_LIMIT_STORE } from '../rate-limit.constants';
 import { PolicyRegistry, effectiveProblem } from '../registry/policy-registry';
-import { parseOverrideHash } from '../runtime/policy-override-codec';
+import { parseOverrideHash, tierField } from '../runtime/policy-override-codec';
 import type { PolicyOverrideStore } from '../runtime/policy-override-store';
-import { PolicyStats } from '../runtime/policy-stats.service';
+import { PolicyStats, type PolicyTotals } from '../runtime/policy-stats.service';
 import type { RateLimitStore } from '../store/rate-limit-store.interface';
-import type {
-  KeyUsagePage,
-  PolicyPatch,
-  PolicyThresholds,
-  PolicyView,
-} from './policy-view.interface';
+import type { KeyUsagePage, PolicyPatch, PolicyView } from './policy-view.interface';
 import { PolicyKeys } from './policy-keys';
-import { fromStore, writing } from './store-actions';
-import { routesOf } from './route-paths';
+import { policyView } from './policy-view';
 import { needsShortening, shortenExpiries } from './shorten-expiries';
+import { fromStore, writing } from './store-actions';
 
 /**
- * What the admin API does, independent of HTTP: list and change policies, show and reset
- * per-identity usage. Throws the library's typed errors (UnknownPolicyError,
- * InvalidPolicyChangeError, RateLimitStoreError, ...); the controller maps them to HTTP.
+ * What the admin API does, independent of HTTP: list and change policies and their tiers, show
+ * and reset per-identity usage. Throws the library's typed errors (UnknownPolicyError,
+ * UnknownTierError, InvalidPolicyChangeError, RateLimitStoreError, ...); the controller maps
+ * them to HTTP.
  */
 @Injectable()
 export class RateLimitAdminService {
@@ -86,9 +81,8 @@ export class RateLimitAdminService {
     return this.write(name, {}, removed);
   }
 
+  /** The override as stored now (another instance or redis-cli may have changed it since). */
   private async storedOverride(name: string): Promise<PolicyOverride | null> {
-    // Checked as a whole, on the override as stored now (another instance or redis-cli may have
-    // changed it since this one last read it), before anything is written.
     return fromStore(async () => {
       const hash = (await this.overrides.readAll([name])).get(name);
       if (hash instanceof Error) {
@@ -164,23 +158,10 @@ export class RateLimitAdminService {
     return policy;
   }
 
-  private view(name: string, stats: PolicyView['stats']): PolicyView {
-    const effective = this.registry.get(name)!;
-    return {
-      name,
-      ...thresholds(effective),
-      routes: routesOf(this.registry.usages(name), {
-        globalPrefix: this.appConfig.getGlobalPrefix(),
-        versioning: this.appConfig.getVersioning(),
-      }),
-      defaults: thresholds(this.registry.defaults(name)!),
-      override: this.registry.override(name),
-      stats,
-    };
+  private view(name: string, totals: PolicyTotals): PolicyView {
+    return policyView(this.registry, name, totals, {
+      globalPrefix: this.appConfig.getGlobalPrefix(),
+      versioning: this.appConfig.getVersioning(),
+    });
   }
-}
-
-function thresholds(policy: RateLimitPolicy): PolicyThresholds {
-  const { algo, limit, windowMs, burst, mode, enabled } = policy;
-  return { algo, limit, windowMs, burst, mode, enabled };
 }

@@ -1,8 +1,11 @@
 import { BadRequestException, ValidationPipe, type ArgumentMetadata } from '@nestjs/common';
+import { ListClientsQueryDto } from './dto/list-clients-query.dto';
 import { ListKeysQueryDto } from './dto/list-keys-query.dto';
+import { SetClientOverrideDto } from './dto/set-client-override.dto';
 import { UpdatePolicyDto } from './dto/update-policy.dto';
+import { UpdateTierDto } from './dto/update-tier.dto';
 import { windowToMs } from './dto/window.validators';
-import type { PolicyPatch } from './policy-view.interface';
+import type { PolicyPatch, TierPatch } from './policy-view.interface';
 
 const PATCH_FIELDS: readonly (keyof UpdatePolicyDto)[] = [
   'limit',
@@ -14,10 +17,31 @@ const PATCH_FIELDS: readonly (keyof UpdatePolicyDto)[] = [
   'enabled',
 ];
 
+const TIER_PATCH_FIELDS: readonly (keyof UpdateTierDto)[] = [
+  'limit',
+  'window',
+  'windowMs',
+  'burst',
+];
+
+const CLIENT_OVERRIDE_FIELDS: readonly (keyof SetClientOverrideDto)[] = [
+  'action',
+  'limit',
+  'window',
+  'windowMs',
+  'burst',
+  'message',
+  'expiresAt',
+  'expiresIn',
+];
+
 /** The fields each admin input may carry, checked on the raw object (see AdminValidationPipe). */
 const ALLOWED_FIELDS = new Map<unknown, readonly string[]>([
   [UpdatePolicyDto, PATCH_FIELDS],
   [ListKeysQueryDto, ['cursor', 'count']],
+  [UpdateTierDto, TIER_PATCH_FIELDS],
+  [SetClientOverrideDto, CLIENT_OVERRIDE_FIELDS],
+  [ListClientsQueryDto, ['cursor', 'count']],
 ]);
 
 /**
@@ -63,16 +87,36 @@ export function createAdminValidationPipe(): ValidationPipe {
 export function toPolicyPatch(dto: UpdatePolicyDto | undefined): PolicyPatch {
   const patch: PolicyPatch = {};
   if (dto?.limit !== undefined) patch.limit = dto.limit;
-  const windowMs =
-    dto?.windowMs ?? (dto?.window === undefined ? undefined : windowToMs(dto.window));
+  const windowMs = windowMsOf(dto);
   if (windowMs !== undefined) patch.windowMs = windowMs;
   if (dto?.algo !== undefined) patch.algo = dto.algo;
   if (dto?.burst !== undefined) patch.burst = dto.burst;
   if (dto?.mode !== undefined) patch.mode = dto.mode;
   if (dto?.enabled !== undefined) patch.enabled = dto.enabled;
+  return somethingToChange(patch, PATCH_FIELDS);
+}
+
+/** As toPolicyPatch, for one tier. */
+export function toTierPatch(dto: UpdateTierDto | undefined): TierPatch {
+  const patch: TierPatch = {};
+  if (dto?.limit !== undefined) patch.limit = dto.limit;
+  const windowMs = windowMsOf(dto);
+  if (windowMs !== undefined) patch.windowMs = windowMs;
+  if (dto?.burst !== undefined) patch.burst = dto.burst;
+  return somethingToChange(patch, TIER_PATCH_FIELDS);
+}
+
+/** `windowMs`, else `window` in ms (validation made sure both agree when both are sent). */
+export function windowMsOf(
+  dto: { window?: string | number; windowMs?: number } | undefined,
+): number | undefined {
+  return dto?.windowMs ?? (dto?.window === undefined ? undefined : windowToMs(dto.window));
+}
+
+function somethingToChange<T extends object>(patch: T, fields: readonly string[]): T {
   if (Object.keys(patch).length === 0) {
     throw new BadRequestException([
-      `body must set at least one of ${PATCH_FIELDS.join(', ')} (nothing to change)`,
+      `body must set at least one of ${fields.join(', ')} (nothing to change)`,
     ]);
   }
   return patch;

@@ -12,11 +12,13 @@ describe('the error hierarchy', () => {
       'InvalidCostError',
       'InvalidCursorError',
       'InvalidPolicyChangeError',
+      'NoClientOverrideError',
       'RateLimitConfigError',
       'RateLimitStoreError',
       'StoredKeyConflictError',
       'UncertainWriteError',
       'UnknownPolicyError',
+      'UnknownTierError',
     ]);
     expect(api.RateLimitError).toBe(RateLimitError);
   });
@@ -24,6 +26,8 @@ describe('the error hierarchy', () => {
   it('names each error by its class, in a way a minifier cannot change', () => {
     const samples: RateLimitError[] = [
       new api.UnknownPolicyError('p'),
+      new api.UnknownTierError('p', 'gold'),
+      new api.NoClientOverrideError('p'),
       new api.InvalidCostError('cost must be an integer'),
       new api.DuplicatePolicyError('p'),
       new api.InvalidCursorError(),

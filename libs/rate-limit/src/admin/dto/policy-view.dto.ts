@@ -5,11 +5,12 @@ import type { RateLimitMode } from '../../policy/rate-limit-options.interface';
 import type {
   PolicyOverride,
   PolicyRoute,
-  PolicyStatsView,
   PolicyThresholds,
   PolicyView,
 } from '../policy-view.interface';
 import { RATE_LIMIT_MODES } from '../../policy/rate-limit-mode';
+import { PolicyStatsDto } from './policy-stats.dto';
+import { TierViewDto } from './tier-view.dto';
 
 // Response shapes of the admin API, for Swagger only: handlers return the service's plain objects.
 
@@ -46,8 +47,11 @@ export class PolicyThresholdsDto implements PolicyThresholds {
   enabled!: boolean;
 }
 
-/** The fields set in the policy's Redis hash; absent ones come from the decorator defaults. */
-export class PolicyOverrideDto implements PolicyOverride {
+/**
+ * The policy's own fields set in its Redis hash; absent ones come from the decorator defaults.
+ * Each tier's are shown on the tier.
+ */
+export class PolicyOverrideDto implements Omit<PolicyOverride, 'tiers'> {
   @ApiPropertyOptional({ enum: RATE_LIMIT_ALGORITHMS, example: 'token-bucket' })
   algo?: RateLimitAlgorithm;
 
@@ -88,26 +92,6 @@ export class PolicyRouteDto implements PolicyRoute {
   path!: string;
 }
 
-/** @publicApi */
-export class PolicyStatsDto implements PolicyStatsView {
-  @ApiProperty({
-    type: 'integer',
-    description: 'Requests admitted, on every instance.',
-    example: 42,
-  })
-  allowed!: number;
-
-  @ApiProperty({ type: 'integer', description: 'Requests rejected (429).', example: 3 })
-  rejected!: number;
-
-  @ApiProperty({
-    type: 'integer',
-    description: 'Requests a shadow-mode policy would have rejected (let through).',
-    example: 0,
-  })
-  shadowRejected!: number;
-}
-
 /** One policy with its effective thresholds (defaults merged with the override). @publicApi */
 export class PolicyViewDto extends PolicyThresholdsDto implements PolicyView {
   @ApiProperty({ example: 'demo.sliding-window' })
@@ -128,4 +112,10 @@ export class PolicyViewDto extends PolicyThresholdsDto implements PolicyView {
 
   @ApiProperty({ type: PolicyStatsDto })
   stats!: PolicyStatsDto;
+
+  @ApiProperty({
+    type: [TierViewDto],
+    description: 'The tiers the code declares, in declaration order; empty when none.',
+  })
+  tiers!: TierViewDto[];
 }

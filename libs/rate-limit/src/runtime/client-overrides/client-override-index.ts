@@ -33,9 +33,14 @@ export function parseRecord(raw: string | null | undefined): ClientOverrideRecor
   if (!raw) return undefined;
   try {
     const record = JSON.parse(raw) as ClientOverrideRecord;
-    return typeof record === 'object' && record !== null && typeof record.identity === 'string'
-      ? record
-      : undefined;
+    // Written by hand, it may hold anything: the listing shows its times as dates.
+    const valid =
+      typeof record === 'object' &&
+      record !== null &&
+      typeof record.identity === 'string' &&
+      Number.isSafeInteger(record.updatedAt) &&
+      (record.expiresAt === undefined || Number.isSafeInteger(record.expiresAt));
+    return valid ? record : undefined;
   } catch {
     return undefined;
   }
