@@ -19,7 +19,7 @@ export function policyView(
     ...thresholds(registry.get(name)!),
     routes: routesOf(registry.usages(name), prefixes),
     defaults: thresholds(registry.defaults(name)!),
-    override: override && withoutTiers(override),
+    override: override && policyFields(override),
     stats: counts(totals),
     tiers: tierViews(registry, name, override?.tiers, totals.tiers),
   };
@@ -51,9 +51,15 @@ function counts({ allowed, rejected, shadowRejected }: DecisionCounts): Decision
   return { allowed, rejected, shadowRejected };
 }
 
-/** The tiers' overrides are shown on each tier, not twice. */
-function withoutTiers({ tiers: _tiers, ...own }: PolicyOverride): Omit<PolicyOverride, 'tiers'> {
-  return own;
+/**
+ * The tiers' overrides are shown on each tier, not twice; a hash that overrides only tiers
+ * leaves the policy's own override null (its `updatedAt` is the tiers' change).
+ */
+function policyFields({
+  tiers: _tiers,
+  ...own
+}: PolicyOverride): Omit<PolicyOverride, 'tiers'> | null {
+  return Object.keys(own).some((field) => field !== 'updatedAt') ? own : null;
 }
 
 function thresholds(policy: RateLimitPolicy): PolicyThresholds {
