@@ -1,16 +1,19 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsString, Matches, MaxLength } from 'class-validator';
 import {
   CLIENT_OVERRIDE_ACTIONS,
   MAX_DENY_MESSAGE_LENGTH,
   type ClientOverrideAction,
 } from '../../policy/client-override';
-import { MAX_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS } from '../../policy/policy-limits';
 import { IsInstant, NotWith } from './client-override.validators';
-import { AgreesWithWindow, IsOptionalNotNull, IsWindow } from './window.validators';
-
-const DURATION = { type: 'string', pattern: '^\\s*\\d+(\\.\\d+)?\\s*(ms|s|m|h|d)\\s*$' } as const;
-const MS = { type: 'integer', minimum: MIN_WINDOW_MS, maximum: MAX_WINDOW_MS } as const;
+import {
+  CountField,
+  DURATION_SCHEMA,
+  MS_SCHEMA,
+  WindowField,
+  WindowMsField,
+} from './threshold-fields';
+import { IsOptionalNotNull, IsWindow } from './window.validators';
 
 /**
  * Body of `PUT /admin/policies/:name/clients/:identity`: the client's whole override (it
@@ -31,58 +34,25 @@ export class SetClientOverrideDto {
   @IsIn(CLIENT_OVERRIDE_ACTIONS)
   action?: ClientOverrideAction;
 
-  @ApiPropertyOptional({
-    description: "`quota` only: units per window; left out, the policy's (or its tier's).",
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_LIMIT,
-    example: 1000,
-  })
-  @IsOptionalNotNull()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_LIMIT)
+  @CountField("`quota` only: units per window; left out, the policy's (or its tier's).", 1000)
   limit?: number;
 
-  @ApiPropertyOptional({
-    description:
-      "`quota` only: the window as a duration ('500ms', '10s', '5m', '1h', '1d') or a number of " +
+  @WindowField(
+    "`quota` only: the window as a duration ('500ms', '10s', '5m', '1h', '1d') or a number of " +
       'ms, whole milliseconds from 1 ms to 366 days. If `windowMs` is sent too, both must agree.',
-    oneOf: [
-      { ...DURATION, example: '1m' },
-      { ...MS, example: 60_000 },
-    ],
-    example: '1m',
-  })
-  @IsOptionalNotNull()
-  @IsWindow()
+    '1m',
+    60_000,
+  )
   window?: string | number;
 
-  @ApiPropertyOptional({
-    description: '`quota` only: the window in milliseconds (alternative to `window`).',
-    ...MS,
-    example: 60_000,
-  })
-  @IsOptionalNotNull()
-  @IsInt()
-  @Min(MIN_WINDOW_MS)
-  @Max(MAX_WINDOW_MS)
-  @AgreesWithWindow()
+  @WindowMsField('`quota` only: the window in milliseconds (alternative to `window`).', 60_000)
   windowMs?: number;
 
-  @ApiPropertyOptional({
-    description:
-      '`quota` only: capacity of token-bucket, leaky-bucket and GCRA; left out, the `limit` ' +
+  @CountField(
+    '`quota` only: capacity of token-bucket, leaky-bucket and GCRA; left out, the `limit` ' +
       "set here, else the policy's.",
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_LIMIT,
-    example: 2000,
-  })
-  @IsOptionalNotNull()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_LIMIT)
+    2000,
+  )
   burst?: number;
 
   @ApiPropertyOptional({
@@ -118,8 +88,8 @@ export class SetClientOverrideDto {
       "How long the override lasts from now, as a duration ('30m', '1h', '7d') or a number of " +
       'ms, at most 366 days (alternative to `expiresAt`).',
     oneOf: [
-      { ...DURATION, example: '1h' },
-      { ...MS, example: 3_600_000 },
+      { ...DURATION_SCHEMA, example: '1h' },
+      { ...MS_SCHEMA, example: 3_600_000 },
     ],
     example: '1h',
   })

@@ -1,9 +1,9 @@
+import { IsBoolean, IsIn } from 'class-validator';
+import { CountField, WindowField, WindowMsField } from './threshold-fields';
+import { IsOptionalNotNull } from './window.validators';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, Max, Min } from 'class-validator';
-import { MAX_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS } from '../../policy/policy-limits';
 import { RATE_LIMIT_ALGORITHMS, type RateLimitAlgorithm } from '../../policy/rate-limit-algorithm';
 import { RATE_LIMIT_MODES, type RateLimitMode } from '../../policy/rate-limit-mode';
-import { AgreesWithWindow, IsOptionalNotNull, IsWindow } from './window.validators';
 
 /**
  * Body of `PATCH /admin/policies/:name`: the thresholds to change; absent fields keep their
@@ -11,45 +11,18 @@ import { AgreesWithWindow, IsOptionalNotNull, IsWindow } from './window.validato
  * @publicApi
  */
 export class UpdatePolicyDto {
-  @ApiPropertyOptional({
-    description: 'Units per window (for buckets and GCRA: the refill or leak rate per window).',
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_LIMIT,
-    example: 100,
-  })
-  @IsOptionalNotNull()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_LIMIT)
+  @CountField('Units per window (for buckets and GCRA: the refill or leak rate per window).', 100)
   limit?: number;
 
-  @ApiPropertyOptional({
-    description:
-      "The window as a duration ('500ms', '10s', '5m', '1h', '1d') or a number of ms; " +
+  @WindowField(
+    "The window as a duration ('500ms', '10s', '5m', '1h', '1d') or a number of ms; " +
       'whole milliseconds from 1 ms to 366 days. If `windowMs` is sent too, both must agree.',
-    oneOf: [
-      { type: 'string', pattern: '^\\s*\\d+(\\.\\d+)?\\s*(ms|s|m|h|d)\\s*$', example: '10s' },
-      { type: 'integer', minimum: MIN_WINDOW_MS, maximum: MAX_WINDOW_MS, example: 10_000 },
-    ],
-    example: '10s',
-  })
-  @IsOptionalNotNull()
-  @IsWindow()
+    '10s',
+    10_000,
+  )
   window?: string | number;
 
-  @ApiPropertyOptional({
-    description: 'The window in milliseconds (alternative to `window`).',
-    type: 'integer',
-    minimum: MIN_WINDOW_MS,
-    maximum: MAX_WINDOW_MS,
-    example: 60_000,
-  })
-  @IsOptionalNotNull()
-  @IsInt()
-  @Min(MIN_WINDOW_MS)
-  @Max(MAX_WINDOW_MS)
-  @AgreesWithWindow()
+  @WindowMsField('The window in milliseconds (alternative to `window`).', 60_000)
   windowMs?: number;
 
   @ApiPropertyOptional({
@@ -61,17 +34,7 @@ export class UpdatePolicyDto {
   @IsIn(RATE_LIMIT_ALGORITHMS)
   algo?: RateLimitAlgorithm;
 
-  @ApiPropertyOptional({
-    description: 'Capacity of token-bucket, leaky-bucket and GCRA (ignored by window algorithms).',
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_LIMIT,
-    example: 20,
-  })
-  @IsOptionalNotNull()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_LIMIT)
+  @CountField('Capacity of token-bucket, leaky-bucket and GCRA (ignored by window algorithms).', 20)
   burst?: number;
 
   @ApiPropertyOptional({
