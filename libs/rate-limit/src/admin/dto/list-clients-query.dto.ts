@@ -1,7 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
-import { DEFAULT_KEYS_PAGE, MAX_KEYS_PAGE } from './list-keys-query.dto';
+import { IsString, MaxLength } from 'class-validator';
+import { DEFAULT_KEYS_PAGE, PageCountField } from './list-keys-query.dto';
 import { IsOptionalNotNull } from './window.validators';
 
 /**
@@ -19,17 +18,8 @@ export class ListClientsQueryDto {
   @MaxLength(4096)
   cursor?: string;
 
-  @ApiPropertyOptional({
-    description:
-      'How many overrides to look at per page (a hint: a page may hold fewer items, or more).',
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_KEYS_PAGE,
-    default: DEFAULT_KEYS_PAGE,
-  })
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_KEYS_PAGE)
+  @PageCountField(
+    'How many overrides to look at per page (a hint: a page may hold fewer items, or more).',
+  )
   count: number = DEFAULT_KEYS_PAGE;
 }

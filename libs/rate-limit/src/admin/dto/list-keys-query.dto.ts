@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
@@ -5,6 +6,23 @@ import { IsOptionalNotNull } from './window.validators';
 
 export const MAX_KEYS_PAGE = 1000;
 export const DEFAULT_KEYS_PAGE = 100;
+
+/** `count` of a listing's query: how much one page looks at, 1..MAX_KEYS_PAGE. */
+export function PageCountField(description: string): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      description,
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_KEYS_PAGE,
+      default: DEFAULT_KEYS_PAGE,
+    }),
+    Type(() => Number),
+    IsInt(),
+    Min(1),
+    Max(MAX_KEYS_PAGE),
+  );
+}
 
 /**
  * Query of `GET /admin/policies/:name/keys`.
@@ -21,17 +39,8 @@ export class ListKeysQueryDto {
   @MaxLength(4096)
   cursor?: string;
 
-  @ApiPropertyOptional({
-    description:
-      'How many keys to look at per page (a SCAN COUNT hint: a page may hold fewer items).',
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_KEYS_PAGE,
-    default: DEFAULT_KEYS_PAGE,
-  })
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_KEYS_PAGE)
+  @PageCountField(
+    'How many keys to look at per page (a SCAN COUNT hint: a page may hold fewer items).',
+  )
   count: number = DEFAULT_KEYS_PAGE;
 }
