@@ -18,7 +18,7 @@ import { untilDisconnected, untilReady } from './utils/redis-readiness';
 const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdefghij';
 const AUTH = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 
-type Method = 'get' | 'patch' | 'delete';
+type Method = 'get' | 'patch' | 'put' | 'delete';
 
 /** Every admin route: method, OpenAPI path, a concrete URL, and its success status. */
 const ADMIN_ROUTES: { method: Method; path: string; url: string; ok: 200 | 204 }[] = [
@@ -41,6 +41,42 @@ const ADMIN_ROUTES: { method: Method; path: string; url: string; ok: 200 | 204 }
     method: 'delete',
     path: '/admin/policies/{name}/keys/{identity}',
     url: `/admin/policies/demo.gcra/keys/${encodeURIComponent('ip:1.2.3.4')}`,
+    ok: 204,
+  },
+  {
+    method: 'patch',
+    path: '/admin/policies/{name}/tiers/{tier}',
+    url: '/admin/policies/demo.plan/tiers/pro',
+    ok: 200,
+  },
+  {
+    method: 'delete',
+    path: '/admin/policies/{name}/tiers/{tier}/override',
+    url: '/admin/policies/demo.plan/tiers/pro/override',
+    ok: 200,
+  },
+  {
+    method: 'get',
+    path: '/admin/policies/{name}/clients',
+    url: '/admin/policies/demo.plan/clients',
+    ok: 200,
+  },
+  {
+    method: 'get',
+    path: '/admin/policies/{name}/clients/{identity}',
+    url: `/admin/policies/demo.plan/clients/${encodeURIComponent('ip:1.2.3.4')}`,
+    ok: 200,
+  },
+  {
+    method: 'put',
+    path: '/admin/policies/{name}/clients/{identity}',
+    url: `/admin/policies/demo.plan/clients/${encodeURIComponent('ip:1.2.3.4')}`,
+    ok: 200,
+  },
+  {
+    method: 'delete',
+    path: '/admin/policies/{name}/clients/{identity}',
+    url: `/admin/policies/demo.plan/clients/${encodeURIComponent('ip:1.2.3.4')}`,
     ok: 204,
   },
 ];
