@@ -5,6 +5,10 @@ import type { KeyMode, LibraryRun } from './library/library-bench';
 import { type Spread, spread } from './support/stats';
 
 export const ONE = 'ours-fixed-window';
+/** The plain policy with tiers; with 10,000 other clients' overrides; with one for this client. */
+export const TIERS = 'ours-tiers';
+export const OVERRIDES_10K = 'ours-overrides-10k';
+export const OVERRIDDEN_CLIENT = 'ours-overridden-client';
 
 /** Per-repetition ratio a/b of two HTTP scenarios (only repetitions where both ran). */
 export function httpRatio(runs: readonly HttpRun[], a: string, b: string): Spread {
@@ -35,7 +39,8 @@ export function libRatio(
   );
 }
 
-export const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
+export const int = (n: number) =>
+  Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a';
 export const x2 = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}x` : 'n/a');
 export const ratio = (s: Spread) => `**${x2(s.median)}** (${x2(s.min)}–${x2(s.max)})`;
 export const usec = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');

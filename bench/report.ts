@@ -2,7 +2,17 @@
 import { SCENARIOS } from './http/scenarios';
 import { CONTENDERS } from './library/contenders';
 import type { BenchResults } from './bench-results';
-import { counts, httpRatio, libRatio, ONE, ratio, usec } from './report-ratios';
+import {
+  counts,
+  httpRatio,
+  libRatio,
+  ONE,
+  OVERRIDDEN_CLIENT,
+  OVERRIDES_10K,
+  ratio,
+  TIERS,
+  usec,
+} from './report-ratios';
 import { spread } from './support/stats';
 import { targets } from './targets';
 
@@ -64,6 +74,15 @@ export function renderMarkdown(results: BenchResults): string {
   );
   out.push(
     `| cost of 3 stacked / cost of 1 policy (= req/s 1 ÷ req/s 3) | ${ratio(httpRatio(http, ONE, 'ours-stacked-3'))} |`,
+  );
+  out.push(
+    `| 1 policy with tiers (resolver answering 'pro') / plain 1 policy | ${ratio(httpRatio(http, TIERS, ONE))} |`,
+  );
+  out.push(
+    `| plain 1 policy with 10,000 client overrides stored (none for this client) / plain 1 policy | ${ratio(httpRatio(http, OVERRIDES_10K, ONE))} |`,
+  );
+  out.push(
+    `| plain 1 policy, this client has a quota override / plain 1 policy (information, no target) | ${ratio(httpRatio(http, OVERRIDDEN_CLIENT, ONE))} |`,
   );
   out.push(`| flood (429s) / bare | ${ratio(httpRatio(http, 'ours-flood', 'bare'))} |`);
   out.push(

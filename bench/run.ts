@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (about 9 minutes) / `npm run bench:quick` (about 1 minute smoke run).
+ * `npm run bench` (about 11 minutes) / `npm run bench:quick` (about 1 minute smoke run).
  *
  * Starts its own redis-server on a free port, then:
  *  1. memory: Redis bytes per client for each algorithm and the peers;

@@ -1,6 +1,6 @@
 /** The benchmark's targets, each with what was measured and whether it passed. */
 import type { BenchResults } from './bench-results';
-import { httpRatio, libRatio, ONE, x2 } from './report-ratios';
+import { httpRatio, libRatio, ONE, OVERRIDES_10K, TIERS, x2 } from './report-ratios';
 
 export interface TargetVerdict {
   readonly target: string;
@@ -34,6 +34,18 @@ export function targets(results: BenchResults): TargetVerdict[] {
     target: 'flood of rejected requests >= 0.95x bare',
     measured: x2(flood.median),
     pass: flood.median >= 0.95,
+  });
+  const tiers = httpRatio(http, TIERS, ONE);
+  verdicts.push({
+    target: 'policy with tiers >= 0.97x the plain policy',
+    measured: x2(tiers.median),
+    pass: tiers.median >= 0.97,
+  });
+  const overrides = httpRatio(http, OVERRIDES_10K, ONE);
+  verdicts.push({
+    target: 'plain policy with 10,000 client overrides stored >= 0.97x the plain policy',
+    measured: x2(overrides.median),
+    pass: overrides.median >= 0.97,
   });
   for (const keys of ['hot key', '10,000 keys'] as const) {
     const r = libRatio(library, keys, 256, 'ours', 'rate-limiter-flexible');

@@ -1,7 +1,8 @@
 /**
  * HTTP phase: every scenario app in its own child process; autocannon (in this process) drives
  * them one at a time, in interleaved repetitions (each repetition runs every scenario once, in
- * a rotated order), with a FLUSHALL and a warm-up before each measured run.
+ * a rotated order), with a FLUSHALL (then the client overrides the app stored at bootstrap put
+ * back, if it has any) and a warm-up before each measured run.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { stopChild, track } from '../support/processes';
 import { redisCommandUsec, resetRedisStats } from '../support/redis-stats';
 import { rotate, sleep } from '../support/stats';
 import { SCENARIOS, type ScenarioSpec } from './scenarios';
+import { copyOverrides, restoreOverrides, type StoredOverrides } from './stored-overrides';
 
 export interface HttpOptions {
   readonly repetitions: number;
@@ -147,10 +149,19 @@ export async function runHttpBench(
   options: HttpOptions,
 ): Promise<HttpRun[]> {
   const runs: HttpRun[] = [];
+  const stored = new Map<string, StoredOverrides>();
+  for (const { spec } of apps.apps) {
+    if (spec.overridesPrefix === undefined) continue;
+    const copy = await copyOverrides(admin, spec.overridesPrefix);
+    stored.set(spec.name, copy);
+    options.log(`${spec.name}: ${copy.clientKeys} client override keys kept across FLUSHALL`);
+  }
   for (let rep = 0; rep < options.repetitions; rep++) {
     const order = rotate(apps.apps, rep);
     for (const [position, app] of order.entries()) {
       await admin.flushall();
+      const overrides = stored.get(app.spec.name);
+      if (overrides) await restoreOverrides(admin, overrides);
       // The flood's first request is admitted in the warm-up; the measured run sees only 429s.
       await load(app.port, options.connections, options.warmupSec);
       await sleep(100);

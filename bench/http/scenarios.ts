@@ -4,7 +4,6 @@
  * (http/server.ts), so the load generator never shares its event loop.
  */
 import {
-  applyDecorators,
   type CanActivate,
   Controller,
   type DynamicModule,
@@ -21,19 +20,10 @@ import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { Redis } from 'ioredis';
-import {
-  RATE_LIMIT_ALGORITHMS,
-  RateLimit,
-  type RateLimitAlgorithm,
-  RateLimitGuard,
-  RateLimitModule,
-  type RateLimitOptions,
-} from '../../libs/rate-limit/src';
+import { helloController } from './hello-controller';
+import { OURS_SCENARIOS, oursScenarioModule } from './ours-scenarios';
 
-/** Limits that are never reached in a run: every request is admitted. */
-const ALL_ALLOWED = { limit: 1_000_000_000, window: '1h' } as const;
-const SLIDING_LOG_ALL_ALLOWED = { limit: 10_000, window: '1s' } as const;
-/** The throttler equivalent (ttl in ms). */
+/** The throttler's equivalent of a limit never reached in a run (ttl in ms). */
 const THROTTLER_ALL_ALLOWED = { ttl: 3_600_000, limit: 1_000_000_000 };
 
 export const FLOOR_SCRIPT = "return redis.call('INCR', KEYS[1])";
@@ -43,13 +33,12 @@ export interface ScenarioSpec {
   readonly label: string;
   /** What a correct run answers: 'allowed' = only 2xx; 'rejected' = 429 after the first. */
   readonly expect: 'allowed' | 'rejected';
+  /**
+   * The key prefix of the client overrides the app writes at bootstrap: the benchmark copies
+   * them once and puts them back after each FLUSHALL (stored-overrides.ts).
+   */
+  readonly overridesPrefix?: string;
 }
-
-const algoScenarios: ScenarioSpec[] = RATE_LIMIT_ALGORITHMS.map((algo) => ({
-  name: `ours-${algo}`,
-  label: `ours, 1 policy, ${algo}${algo === 'fixed-window' ? ' (= "one policy")' : ''}`,
-  expect: 'allowed',
-}));
 
 export const SCENARIOS: readonly ScenarioSpec[] = [
   { name: 'bare', label: 'bare app (no limiter)', expect: 'allowed' },
@@ -63,9 +52,7 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
     label: 'floor: guard doing one EVALSHA (INCR)',
     expect: 'allowed',
   },
-  ...algoScenarios,
-  { name: 'ours-stacked-3', label: 'ours, 3 stacked policies (fixed-window)', expect: 'allowed' },
-  { name: 'ours-flood', label: 'ours, flood: 1 client far over its limit', expect: 'rejected' },
+  ...OURS_SCENARIOS,
   { name: 'throttler-memory', label: '@nestjs/throttler, in-memory storage', expect: 'allowed' },
   {
     name: 'throttler-redis',
@@ -73,18 +60,6 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
     expect: 'allowed',
   },
 ];
-
-function helloController(...decorators: MethodDecorator[]): Type {
-  @Controller()
-  class BenchController {
-    @Get('hello')
-    @applyDecorators(...decorators)
-    hello(): string {
-      return 'ok';
-    }
-  }
-  return BenchController;
-}
 
 /**
  * What answering a 429 costs in Nest without any limiter: the handler sets the headers our guard
@@ -111,17 +86,6 @@ function tooManyRequestsController(): Type {
   return BenchController;
 }
 
-function oursModule(redisUrl: string, policies: RateLimitOptions[]): DynamicModule {
-  @Module({})
-  class OursBenchModule {}
-  return {
-    module: OursBenchModule,
-    imports: [RateLimitModule.forRoot({ redis: redisUrl, keyPrefix: 'bench' })],
-    controllers: [helloController(...policies.map((p) => RateLimit(p)))],
-    providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
-  };
-}
-
 const FLOOR_REDIS = Symbol('FLOOR_REDIS');
 
 /** The least a Redis-backed guard can do: one EVALSHA of a one-line script per request. */
@@ -143,7 +107,6 @@ class FloorGuard implements CanActivate {
 export function scenarioModule(name: string, redisUrl: string): DynamicModule {
   @Module({})
   class BenchAppModule {}
-  const algo = /^ours-(.+)$/.exec(name)?.[1];
   switch (name) {
     case 'bare':
       return { module: BenchAppModule, controllers: [helloController()] };
@@ -158,16 +121,6 @@ export function scenarioModule(name: string, redisUrl: string): DynamicModule {
           { provide: APP_GUARD, useClass: FloorGuard },
         ],
       };
-    case 'ours-stacked-3':
-      return oursModule(redisUrl, [
-        { name: 'per-minute', algo: 'fixed-window', limit: ALL_ALLOWED.limit, window: '1m' },
-        { name: 'per-hour', algo: 'fixed-window', limit: ALL_ALLOWED.limit, window: '1h' },
-        { name: 'per-day', algo: 'fixed-window', limit: ALL_ALLOWED.limit, window: '1d' },
-      ]);
-    case 'ours-flood':
-      return oursModule(redisUrl, [
-        { name: 'flood', algo: 'fixed-window', limit: 1, window: '1h' },
-      ]);
     case 'throttler-memory':
       return {
         module: BenchAppModule,
@@ -187,15 +140,10 @@ export function scenarioModule(name: string, redisUrl: string): DynamicModule {
         controllers: [helloController()],
         providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
       };
-    default:
-      if (algo && (RATE_LIMIT_ALGORITHMS as readonly string[]).includes(algo)) {
-        // A sliding log keeps one entry per request, so its limit is at most 10,000: per second,
-        // above what one process serves here (about 7,300 req/s), so every request is admitted.
-        const thresholds = algo === 'sliding-window' ? SLIDING_LOG_ALL_ALLOWED : ALL_ALLOWED;
-        return oursModule(redisUrl, [
-          { name: 'one', algo: algo as RateLimitAlgorithm, ...thresholds },
-        ]);
-      }
+    default: {
+      const ours = oursScenarioModule(name, redisUrl);
+      if (ours) return ours;
       throw new Error(`Unknown scenario ${name}`);
+    }
   }
 }
