@@ -21,6 +21,17 @@ export function httpRatio(runs: readonly HttpRun[], a: string, b: string): Sprea
   return spread(values);
 }
 
+/** Per-repetition ratio a/b of the app's CPU time per request of two HTTP scenarios. */
+export function httpCpuRatio(runs: readonly HttpRun[], a: string, b: string): Spread {
+  const reps = [...new Set(runs.map((r) => r.repetition))];
+  const values = reps.flatMap((rep) => {
+    const x = runs.find((r) => r.repetition === rep && r.scenario === a);
+    const y = runs.find((r) => r.repetition === rep && r.scenario === b);
+    return x && y ? [x.appUsecPerRequest / y.appUsecPerRequest] : [];
+  });
+  return spread(values);
+}
+
 export function libRatio(
   runs: readonly LibraryRun[],
   keys: KeyMode,

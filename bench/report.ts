@@ -4,6 +4,7 @@ import { CONTENDERS } from './library/contenders';
 import type { BenchResults } from './bench-results';
 import {
   counts,
+  httpCpuRatio,
   httpRatio,
   libRatio,
   ONE,
@@ -45,8 +46,8 @@ export function renderMarkdown(results: BenchResults): string {
   out.push(
     '## HTTP',
     '',
-    '| scenario | req/s median (min–max) | p50 / p99 ms | Redis µs / request | / bare (paired) |',
-    '|---|---|---|---|---|',
+    '| scenario | req/s median (min–max) | p50 / p99 ms | Redis µs / request | app CPU µs / request | / bare (paired) |',
+    '|---|---|---|---|---|---|',
   );
   for (const spec of SCENARIOS) {
     const runs = http.filter((r) => r.scenario === spec.name);
@@ -57,7 +58,7 @@ export function renderMarkdown(results: BenchResults): string {
     const problems = runs.filter((r) => r.problem).length;
     const note = problems ? ` ⚠ ${problems} run(s): ${runs.find((r) => r.problem)?.problem}` : '';
     out.push(
-      `| ${spec.label}${note} | ${counts(rps)} | ${p50} / ${p99} | ${usec(spread(runs.map((r) => r.redisUsecPerRequest)).median)} | ${spec.name === 'bare' ? '1.00x' : ratio(httpRatio(http, spec.name, 'bare'))} |`,
+      `| ${spec.label}${note} | ${counts(rps)} | ${p50} / ${p99} | ${usec(spread(runs.map((r) => r.redisUsecPerRequest)).median)} | ${usec(spread(runs.map((r) => r.appUsecPerRequest)).median)} | ${spec.name === 'bare' ? '1.00x' : ratio(httpRatio(http, spec.name, 'bare'))} |`,
     );
   }
   out.push('');
@@ -83,6 +84,15 @@ export function renderMarkdown(results: BenchResults): string {
   );
   out.push(
     `| plain 1 policy, this client has a quota override / plain 1 policy (information, no target) | ${ratio(httpRatio(http, OVERRIDDEN_CLIENT, ONE))} |`,
+  );
+  out.push(
+    `| app CPU per request: tiers / plain 1 policy (the cost ratio; lower is cheaper) | ${ratio(httpCpuRatio(http, TIERS, ONE))} |`,
+  );
+  out.push(
+    `| app CPU per request: 10,000 overrides stored / plain 1 policy | ${ratio(httpCpuRatio(http, OVERRIDES_10K, ONE))} |`,
+  );
+  out.push(
+    `| app CPU per request: this client has a quota override / plain 1 policy | ${ratio(httpCpuRatio(http, OVERRIDDEN_CLIENT, ONE))} |`,
   );
   out.push(`| flood (429s) / bare | ${ratio(httpRatio(http, 'ours-flood', 'bare'))} |`);
   out.push(

@@ -10,7 +10,8 @@
  * markdown. Every child process is killed at the end, also on error or Ctrl-C.
  *
  * Options: --quick; --only=memory,library,http; --profile=<scenario,...> runs those HTTP apps
- * with --cpu-prof (profiles in bench/results/profiles).
+ * with --cpu-prof (profiles in bench/results/profiles); --scenarios=<scenario,...> runs only
+ * those HTTP apps; --repetitions=<n> instead of the mode's HTTP repetitions.
  */
 import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -76,8 +77,13 @@ async function main(): Promise<void> {
       `${config.mode} run; redis-server ${machine.redis} on port ${redis.port}; ${machine.cpu} x${machine.cores}`,
     );
 
+    const repetitions = Number(option('repetitions') ?? config.http.repetitions);
+    if (!Number.isInteger(repetitions) || repetitions < 1)
+      throw new Error('--repetitions: 1 or more');
     const httpOptions: HttpOptions = {
       ...config.http,
+      repetitions,
+      scenarios: (option('scenarios') ?? '').split(',').filter(Boolean),
       profile,
       profileDir: join(resultsDir, 'profiles'),
       log,

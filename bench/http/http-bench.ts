@@ -11,6 +11,7 @@ import autocannon from 'autocannon';
 import type { Redis } from 'ioredis';
 import { stopChild, track } from '../support/processes';
 import { redisCommandUsec, resetRedisStats } from '../support/redis-stats';
+import { processCpuUs } from '../support/process-cpu';
 import { rotate, sleep } from '../support/stats';
 import { SCENARIOS, type ScenarioSpec } from './scenarios';
 import { copyOverrides, restoreOverrides, type StoredOverrides } from './stored-overrides';
@@ -23,6 +24,8 @@ export interface HttpOptions {
   /** Scenario names whose app runs with --cpu-prof (profiles written to profileDir). */
   readonly profile: readonly string[];
   readonly profileDir: string;
+  /** Only these scenarios (all when empty): a focused comparison, run with more repetitions. */
+  readonly scenarios: readonly string[];
   readonly log: (line: string) => void;
 }
 
@@ -40,6 +43,8 @@ export interface HttpRun {
   readonly timeouts: number;
   /** Redis command execution time per response (INFO commandstats), in µs. */
   readonly redisUsecPerRequest: number;
+  /** CPU time of the app's process per request (µs), from /proc. */
+  readonly appUsecPerRequest: number;
   /** Why the run does not look like its scenario (unexpected status codes, errors). */
   readonly problem?: string;
 }
@@ -128,8 +133,11 @@ export async function startHttpApps(redisUrl: string, options: HttpOptions): Pro
   const apps: RunningApp[] = [];
   const stop = () => Promise.all(apps.map(stopApp)).then(() => undefined);
   try {
-    for (let i = 0; i < SCENARIOS.length; i += 2) {
-      const batch = SCENARIOS.slice(i, i + 2).map((s) => startApp(s, redisUrl, options));
+    const chosen = SCENARIOS.filter(
+      (s) => options.scenarios.length === 0 || options.scenarios.includes(s.name),
+    );
+    for (let i = 0; i < chosen.length; i += 2) {
+      const batch = chosen.slice(i, i + 2).map((s) => startApp(s, redisUrl, options));
       const settled = await Promise.allSettled(batch);
       for (const s of settled) if (s.status === 'fulfilled') apps.push(s.value);
       const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -157,7 +165,10 @@ export async function runHttpBench(
     options.log(`${spec.name}: ${copy.clientKeys} client override keys kept across FLUSHALL`);
   }
   for (let rep = 0; rep < options.repetitions; rep++) {
-    const order = rotate(apps.apps, rep);
+    // Rotated, and reversed every other repetition: each scenario runs in every position and
+    // both before and after each neighbour, so no pair is favoured by always running in turn.
+    const rotated = rotate(apps.apps, Math.floor(rep / 2));
+    const order = rep % 2 === 1 ? rotated.reverse() : rotated;
     for (const [position, app] of order.entries()) {
       await admin.flushall();
       const overrides = stored.get(app.spec.name);
@@ -166,7 +177,9 @@ export async function runHttpBench(
       await load(app.port, options.connections, options.warmupSec);
       await sleep(100);
       await resetRedisStats(admin);
+      const cpuBefore = processCpuUs(app.child.pid);
       const result = await load(app.port, options.connections, options.durationSec);
+      const appUsec = processCpuUs(app.child.pid) - cpuBefore;
       const redisUsec = (await redisCommandUsec(admin)).total;
       const base = {
         scenario: app.spec.name,
@@ -181,6 +194,7 @@ export async function runHttpBench(
         errors: result.errors,
         timeouts: result.timeouts,
         redisUsecPerRequest: redisUsec / Math.max(1, result.requests.total),
+        appUsecPerRequest: appUsec / Math.max(1, result.requests.total),
       };
       const run: HttpRun = { ...base, problem: checkRun(app.spec, base) };
       runs.push(run);
