@@ -94,6 +94,7 @@ describe.each(factories)('client overrides: $name store', (factory) => {
         retryAfterMs: 0,
         reason: 4,
         message: 'Your key is suspended',
+        clientOverride: 'deny',
       });
       expect(await admitted(client, p, 10)).toBe(0);
       await put(p, { action: 'deny' });
@@ -135,10 +136,45 @@ describe.each(factories)('client overrides: $name store', (factory) => {
 
   it('a value written by hand that is no override is ignored', async () => {
     const p = policy({ algo: 'token-bucket' });
-    for (const junk of ['quota:x:1:1', 'ALLOW', 'quota:', '', 'quota:0:0:0']) {
+    for (const junk of [
+      'quota:x:1:1',
+      'ALLOW',
+      'quota:',
+      '',
+      'quota:0:0:0',
+      // Out of bounds: an integer reply cannot hold it (1e20), a window beyond 366 days.
+      'quota:99999999999999999999::',
+      'quota::99999999999999:',
+      'quota:1000000001::1000000001',
+    ]) {
       await sut.store.putClientOverride(client.entry(p).overrideKey, junk);
       expect((await client.peek(p, T0)).remaining).toBe(5);
     }
+  });
+
+  it('a sliding-window quota above the log cap is no quota (written before an algo change)', async () => {
+    const p = policy({ algo: 'sliding-window', limit: 5 });
+    await put(p, { action: 'quota', limit: 20_000 });
+    expect(await admitted(client, p, 7)).toBe(5);
+    await put(p, { action: 'quota', limit: 10_000 });
+    expect((await client.hit(p, T0)).limit).toBe(10_000);
+  });
+
+  it('reports which override applied, and an allow over its limit as uncharged', async () => {
+    const p = policy({ algo: 'gcra', limit: 2 });
+    await put(p, { action: 'allow' });
+    const out = [];
+    for (let i = 0; i < 3; i++) out.push(await client.hit(p, T0));
+    expect(out.map((o) => [o.clientOverride, o.uncharged])).toEqual([
+      ['allow', undefined],
+      ['allow', undefined],
+      ['allow', true],
+    ]);
+    await put(p, { action: 'quota', limit: 4 });
+    expect(await client.hit(p, T0)).toMatchObject({ clientOverride: 'quota', limit: 4 });
+    await put(p, { action: 'deny' });
+    expect(await client.hit(p, T0)).toMatchObject({ clientOverride: 'deny', reason: 4 });
+    expect((await other.hit(p, T0)).clientOverride).toBeUndefined();
   });
 
   it('an override with an expiry vanishes by itself at that time', async () => {

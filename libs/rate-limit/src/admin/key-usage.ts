@@ -39,7 +39,8 @@ export function keyUsages(
       ? [
           {
             identity: builder.listedIdentity(tags[i]),
-            used: Math.max(0, capacity - d.remaining),
+            // A client's quota is its own capacity (the decision's limit).
+            used: Math.max(0, (d.clientOverride === 'quota' ? d.limit : capacity) - d.remaining),
             remaining: d.remaining,
             resetMs: d.resetMs,
             blockedMs: d.reason === 'blocked' ? d.retryAfterMs : 0,

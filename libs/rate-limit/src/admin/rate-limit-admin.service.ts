@@ -12,7 +12,12 @@ import {
 } from '../policy/policy-thresholds';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { RATE_LIMIT_CONFIG, RATE_LIMIT_OVERRIDES, RATE_LIMIT_STORE } from '../rate-limit.constants';
-import { PolicyRegistry, effectiveProblem } from '../registry/policy-registry';
+import {
+  PolicyRegistry,
+  effectiveProblem,
+  type EffectiveThresholds,
+} from '../registry/policy-registry';
+import { ClientOverrides } from '../runtime/client-overrides/client-overrides.service';
 import { parseOverrideHash, tierField } from '../runtime/policy-override-codec';
 import type { PolicyOverrideStore } from '../runtime/policy-override-store';
 import { PolicyStats, type PolicyTotals } from '../runtime/policy-stats.service';
@@ -41,6 +46,7 @@ export class RateLimitAdminService {
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
     private readonly appConfig: ApplicationConfig,
+    private readonly clients: ClientOverrides,
   ) {}
 
   async list(): Promise<PolicyView[]> {
@@ -77,6 +83,13 @@ export class RateLimitAdminService {
   /** Back to the tier's declared thresholds (the policy's own override stays). */
   async clearTierOverride(name: string, tier: string): Promise<PolicyView> {
     this.knownTier(name, tier);
+    // The tier as declared must still agree with the rest (say, a policy since moved to
+    // sliding-window, whose cap the declared tier is above): checked before anything is written.
+    const current = await this.storedOverride(name);
+    const tiers = Object.fromEntries(
+      Object.entries(current?.tiers ?? {}).filter(([other]) => other !== tier),
+    );
+    this.checkResult(name, { ...current, tiers });
     const removed = TIER_THRESHOLDS.map((field) => tierField(tier, field));
     return this.write(name, {}, removed);
   }
@@ -104,19 +117,21 @@ export class RateLimitAdminService {
     removed: readonly string[] = [],
   ): Promise<PolicyView> {
     const fields = { ...patch, updatedAt: Date.now() };
-    const before = this.registry.get(name)!;
+    const before = this.registry.effective(name)!;
     const override = await writing(() => this.overrides.update(name, fields, removed));
-    this.registry.applyOverride(name, override);
-    await this.shortenIfNeeded(before);
+    // Checked before writing; a change another writer made meanwhile may still spoil the whole.
+    const problem = this.registry.applyOverride(name, override);
+    if (problem) this.logger.warn(`The override of "${name}" as stored is not applied: ${problem}`);
+    await this.shortenIfNeeded(name, before);
     return this.get(name);
   }
 
   async clearOverride(name: string): Promise<PolicyView> {
     this.known(name);
-    const before = this.registry.get(name)!;
+    const before = this.registry.effective(name)!;
     await writing(() => this.overrides.clear(name));
     this.registry.applyOverride(name, null);
-    await this.shortenIfNeeded(before);
+    await this.shortenIfNeeded(name, before);
     return this.get(name);
   }
 
@@ -124,14 +139,22 @@ export class RateLimitAdminService {
    * A shorter window (or faster refill) re-tightens the keys at once, from the instance that
    * made the change; a failure is logged, the change stands.
    */
-  private async shortenIfNeeded(before: RateLimitPolicy): Promise<void> {
-    const after = this.registry.get(before.name)!;
+  private async shortenIfNeeded(name: string, before: EffectiveThresholds): Promise<void> {
+    const after = this.registry.effective(name)!;
     if (!needsShortening(before, after)) return;
     try {
+      // A client's own quota may need its state longer than any tier: those keys are left to
+      // each client's next request, which moves its count to the window in force.
+      if (await this.clients.any(name)) {
+        this.logger.log(
+          `Policy "${name}" has client overrides: its keys are re-tightened at each client's next request`,
+        );
+        return;
+      }
       await shortenExpiries(this.store, this.config.keys, after);
     } catch (error) {
       this.logger.warn(
-        `Policy "${after.name}" was changed, but its keys could not all be re-tightened ` +
+        `Policy "${name}" was changed, but its keys could not all be re-tightened ` +
           `(${(error as Error).message}): the others are at each client's next request`,
       );
     }

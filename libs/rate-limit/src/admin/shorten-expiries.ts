@@ -1,6 +1,6 @@
 import type { KeyBuilder } from '../keys/key-builder';
 import { stateLifetimeMs } from '../policy/rate-limit-algorithm';
-import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
+import type { EffectiveThresholds } from '../registry/policy-registry';
 import type { RateLimitStore } from '../store/rate-limit-store.interface';
 
 const PAGE = 1_000;
@@ -14,10 +14,10 @@ const PAGE = 1_000;
 export async function shortenExpiries(
   store: RateLimitStore,
   keys: KeyBuilder,
-  policy: RateLimitPolicy,
+  thresholds: EffectiveThresholds,
 ): Promise<number> {
-  const match = keys.statePattern(policy);
-  const maxMs = Math.max(1, stateLifetimeMs(policy));
+  const match = keys.statePattern(thresholds.policy);
+  const maxMs = Math.max(1, lifetimeMs(thresholds));
   let cursor: string | null = null;
   let seen = 0;
   do {
@@ -29,7 +29,15 @@ export async function shortenExpiries(
   return seen;
 }
 
+/**
+ * The longest any client's state of the policy needs to live: the policy's own, or one of its
+ * tiers' (their clients share the policy's keys).
+ */
+function lifetimeMs({ policy, tiers }: EffectiveThresholds): number {
+  return Math.max(stateLifetimeMs(policy), ...[...tiers.values()].map(stateLifetimeMs));
+}
+
 /** Whether a change of thresholds leaves the state of the same keys needing less time. */
-export function needsShortening(before: RateLimitPolicy, after: RateLimitPolicy): boolean {
-  return before.algo === after.algo && stateLifetimeMs(after) < stateLifetimeMs(before);
+export function needsShortening(before: EffectiveThresholds, after: EffectiveThresholds): boolean {
+  return before.policy.algo === after.policy.algo && lifetimeMs(after) < lifetimeMs(before);
 }

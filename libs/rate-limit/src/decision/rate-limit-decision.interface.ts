@@ -1,3 +1,5 @@
+import type { ClientOverrideAction } from '../policy/client-override';
+
 /** Why a policy did not admit a request. */
 export type RateLimitReason = 'limit' | 'blocked' | 'cost-exceeds-capacity' | 'denied';
 
@@ -23,6 +25,8 @@ export interface RateLimitDecision {
   readonly reason?: RateLimitReason;
   /** The message of a client override's `deny` (reason 'denied'), when it set one. */
   readonly message?: string;
+  /** The client override that applied to this client under this policy, if any. */
+  readonly clientOverride?: ClientOverrideAction;
   /** The tier whose thresholds decided, when the request was in one of the policy's tiers. */
   readonly tier?: string;
   readonly source: DecisionSource;

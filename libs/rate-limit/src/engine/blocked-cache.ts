@@ -77,6 +77,8 @@ export class BlockedCache {
     for (const d of verdict.decisions) {
       if (d.allowed || d.shadow) continue;
       if (d.retryAfterMs <= 0) return; // never admissible (cost above capacity): not worth keeping
+      // A quota may end (expire, be removed) before its retry time: only Redis knows when.
+      if (d.clientOverride !== undefined) return;
       waitMs = Math.max(waitMs, d.retryAfterMs);
     }
     if (waitMs === 0) return;

@@ -39,7 +39,7 @@ async function refund(
     const result = settled[i];
     if (result.status !== 'fulfilled' || !result.value.admitted) return [];
     const { outcomes, decidedAtUs } = result.value;
-    const charged = group.entries.filter((_, j) => outcomes[j].allowed);
+    const charged = group.entries.filter((_, j) => outcomes[j].allowed && !outcomes[j].uncharged);
     return charged.length > 0 ? [store.decide('refund', charged, nowUs, decidedAtUs)] : [];
   });
   const failed = (await Promise.allSettled(refunds)).filter((r) => r.status === 'rejected');

@@ -25,6 +25,7 @@ export function toDecision(
   const reason = REASON_OF_CODE[outcome.reason];
   if (reason) decision.reason = reason;
   if (outcome.message !== undefined) decision.message = outcome.message;
+  if (outcome.clientOverride !== undefined) decision.clientOverride = outcome.clientOverride;
   if (policy.tier !== undefined) decision.tier = policy.tier;
   return decision;
 }

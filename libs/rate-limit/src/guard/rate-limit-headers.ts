@@ -24,14 +24,19 @@ function rank(a: RateLimitDecision, b: RateLimitDecision): number {
   if (aRejects !== bRejects) return aRejects ? -1 : 1;
   if (aRejects) {
     // A request that can never pass says so, whatever another policy's wait.
-    const aNever = a.reason === 'cost-exceeds-capacity';
-    if (aNever !== (b.reason === 'cost-exceeds-capacity')) return aNever ? -1 : 1;
+    const aNever = neverAdmitted(a);
+    if (aNever !== neverAdmitted(b)) return aNever ? -1 : 1;
     return b.retryAfterMs - a.retryAfterMs;
   }
   // Shadow policies do not limit the client, so an enforced one describes it first.
   if (a.shadow !== b.shadow) return a.shadow ? 1 : -1;
   if (a.remaining !== b.remaining) return a.remaining - b.remaining;
   return b.resetMs - a.resetMs;
+}
+
+/** A cost above capacity, or a client denied: waiting does not help. */
+function neverAdmitted(d: RateLimitDecision): boolean {
+  return d.reason === 'cost-exceeds-capacity' || d.reason === 'denied';
 }
 
 /** Header name/value pairs for one decision in the chosen style. */

@@ -69,6 +69,11 @@ export class PolicyRegistry {
     return this.policies.get(name)?.effective.policy;
   }
 
+  /** The policy's and its tiers' thresholds in force. */
+  effective(name: string): EffectiveThresholds | undefined {
+    return this.policies.get(name)?.effective;
+  }
+
   /** The effective thresholds of one of the policy's tiers; undefined for an undeclared tier. */
   getTier(name: string, tier: string): RateLimitPolicy | undefined {
     return this.policies.get(name)?.effective.tiers.get(tier);

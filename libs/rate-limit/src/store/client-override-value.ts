@@ -1,4 +1,5 @@
 import type { ClientOverride } from '../policy/client-override';
+import { MAX_LIMIT, MAX_WINDOW_MS } from '../policy/policy-limits';
 
 /**
  * How a client override is stored at its key (`<prefix>:{<identity>}:<policy>:client`), read by
@@ -39,7 +40,17 @@ export function decodeClientOverride(raw: unknown): StoredClientOverride | undef
   if (raw.startsWith('deny:')) return { action: 'deny', message: raw.slice(5) };
   const quota = QUOTA.exec(raw);
   if (!quota) return undefined;
-  // A zero threshold (written by hand) would divide by zero: the policy's own applies instead.
-  const [limit, windowMs, burst] = quota.slice(1).map((n) => Number(n) || undefined);
-  return { action: 'quota', limit, windowMs, burst: burst ?? limit };
+  // A threshold out of bounds (written by hand: a zero would divide by zero) is the policy's.
+  const within = (raw: string, max: number) => {
+    const n = Number(raw);
+    return raw !== '' && n >= 1 && n <= max ? n : undefined;
+  };
+  const limit = within(quota[1], MAX_LIMIT);
+  const burst = within(quota[3], MAX_LIMIT);
+  return {
+    action: 'quota',
+    limit,
+    windowMs: within(quota[2], MAX_WINDOW_MS),
+    burst: burst ?? limit,
+  };
 }

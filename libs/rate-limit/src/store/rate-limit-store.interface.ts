@@ -1,4 +1,5 @@
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
+import type { ClientOverrideAction } from '../policy/client-override';
 import type { ReasonCode } from './reason-code';
 
 /** `peek` writes nothing; `refund` gives back a cost that an earlier `consume` charged. */
@@ -26,6 +27,10 @@ export interface StoreOutcome {
   readonly message?: string;
   /** The capacity of a client's quota override, which it was decided on (else the policy's). */
   readonly limit?: number;
+  /** The client override that applied to this entry, if any. */
+  readonly clientOverride?: ClientOverrideAction;
+  /** Admitted by an `allow` over its limit: nothing was charged, so nothing is refunded. */
+  readonly uncharged?: true;
 }
 
 export interface StoreReply {

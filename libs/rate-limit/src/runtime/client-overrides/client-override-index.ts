@@ -24,6 +24,8 @@ export interface ClientOverrideIndex {
   put(policy: string, tag: string, record: ClientOverrideRecord): Promise<void>;
   remove(policy: string, tags: readonly string[]): Promise<void>;
   get(policy: string, tag: string): Promise<ClientOverrideRecord | undefined>;
+  /** How many are listed (expired ones not yet dropped included). */
+  count(policy: string): Promise<number>;
   /** A page at a time; `cursor` null starts. A page may hold more or fewer than `count`. */
   page(policy: string, cursor: string | null, count: number): Promise<ClientOverridePage>;
 }

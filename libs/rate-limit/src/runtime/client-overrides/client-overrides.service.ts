@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { RateLimitConfig } from '../../config/resolve-module-options';
 import { DecisionEngine } from '../../engine/decision-engine';
 import { InvalidPolicyChangeError } from '../../errors/invalid-policy-change.error';
+import { UncertainWriteError } from '../../errors/uncertain-write.error';
 import { UnknownPolicyError } from '../../errors/unknown-policy.error';
 import type { ClientOverride } from '../../policy/client-override';
 import type { RateLimitPolicy } from '../../policy/rate-limit-policy.interface';
@@ -66,26 +67,52 @@ export class ClientOverrides {
       encodeClientOverride(override),
       override.expiresAt,
     );
-    await this.index.put(policyName, tag, record);
-    await this.announce(policyName, tag);
     this.logger.log(`client override set: policy=${policyName} ${describe(record)}`);
+    await this.afterWrite(policyName, tag, () => this.index.put(policyName, tag, record));
     return record;
   }
 
-  /** Removes the identity's override; false when it had none. */
+  /**
+   * Removes the identity's override; false when it had none. Depends on the client's key alone,
+   * so an override whose listing is damaged can still be removed.
+   */
   async remove(policyName: string, identity: string): Promise<boolean> {
     this.policy(policyName);
     const tag = this.config.keys.operatorTag(identity);
-    const existed = (await this.get(policyName, identity)) !== undefined;
-    await this.store.putClientOverride(this.key(tag, policyName), null);
-    await this.index.remove(policyName, [tag]);
-    await this.announce(policyName, tag);
+    const key = this.key(tag, policyName);
+    const [existed] = await this.store.existing([key]);
+    await this.store.putClientOverride(key, null);
     if (existed) {
       this.logger.log(
         `client override removed: policy=${policyName} identity=${this.config.keys.listedIdentity(tag)}`,
       );
     }
+    await this.afterWrite(policyName, tag, () => this.index.remove(policyName, [tag]));
     return existed;
+  }
+
+  /** Whether the policy lists any client override (expired ones not yet dropped included). */
+  async any(policyName: string): Promise<boolean> {
+    return (await this.index.count(policyName)) > 0;
+  }
+
+  /**
+   * Lists the change and tells every instance, once the client's key is written: the override
+   * is in force, so a failure here is an uncertain write (504: repeat it), never "nothing
+   * written".
+   */
+  private async afterWrite(policyName: string, tag: string, list: () => Promise<void>) {
+    try {
+      await list();
+    } catch (error) {
+      await this.announce(policyName, tag);
+      throw new UncertainWriteError(
+        `the client override is in force, but its listing was not updated ` +
+          `(${(error as Error).message}); repeat the request`,
+        { cause: error },
+      );
+    }
+    await this.announce(policyName, tag);
   }
 
   /** The identity's override in force, if any. */

@@ -23,6 +23,10 @@ export class MemoryClientOverrideIndex implements ClientOverrideIndex {
     return this.byPolicy.get(policy)?.get(tag);
   }
 
+  async count(policy: string): Promise<number> {
+    return this.byPolicy.get(policy)?.size ?? 0;
+  }
+
   async page(policy: string, cursor: string | null, count: number): Promise<ClientOverridePage> {
     if (cursor !== null && !/^\d{1,15}$/.test(cursor)) throw new InvalidCursorError();
     const all = [...(this.byPolicy.get(policy) ?? new Map<string, ClientOverrideRecord>())];

@@ -34,6 +34,10 @@ export class RedisClientOverrideIndex implements ClientOverrideIndex {
     );
   }
 
+  async count(policy: string): Promise<number> {
+    return withTimeout(this.client.hlen(this.key(policy)), BACKGROUND_TIMEOUT_MS);
+  }
+
   async page(policy: string, cursor: string | null, count: number): Promise<ClientOverridePage> {
     if (cursor !== null && !/^\d{1,20}$/.test(cursor)) throw new InvalidCursorError();
     const [next, flat] = await withTimeout(

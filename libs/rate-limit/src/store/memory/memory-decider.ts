@@ -1,3 +1,4 @@
+import { MAX_SLIDING_WINDOW_LIMIT } from '../../policy/policy-limits';
 import { capacityOf } from '../../policy/rate-limit-algorithm';
 import type { StoredClientOverride } from '../client-override-value';
 import type {
@@ -24,6 +25,7 @@ interface Checked extends CheckResult {
   message?: string;
   /** A quota override's capacity, reported as the limit. */
   limit?: number;
+  clientOverride?: StoredClientOverride['action'];
 }
 
 /** One group's decision in memory: lua/decide.lua line by line, over a MemoryKeyspace. */
@@ -39,7 +41,9 @@ export class MemoryDecider {
     now: number,
     chargedAtUs: number,
   ): StoreReply {
-    const overrides = entries.map((entry) => this.clientOverrides.get(entry.overrideKey));
+    const overrides = entries.map((entry) =>
+      applicable(entry, this.clientOverrides.get(entry.overrideKey)),
+    );
     const params = entries.map((entry, i) => toParams(entry, overrides[i], now, chargedAtUs));
     if (op === 'refund') {
       params.forEach((p, i) => MEMORY_ALGORITHMS[entries[i].policy.algo].refund(p, this.keyspace));
@@ -60,7 +64,7 @@ export class MemoryDecider {
     override: StoredClientOverride | undefined,
   ): Checked {
     if (override?.action === 'deny') {
-      const st: Checked = { ...DENIED };
+      const st: Checked = { ...DENIED, clientOverride: 'deny' };
       if (override.message) st.message = override.message;
       return st;
     }
@@ -69,6 +73,7 @@ export class MemoryDecider {
       Object.assign(st, { allowed: true, retryAfterUs: 0, reason: REASON.admitted, free: true });
     }
     if (override?.action === 'quota') st.limit = capacityOf({ ...entry.policy, ...p });
+    if (override) st.clientOverride = override.action;
     return st;
   }
 
@@ -130,6 +135,21 @@ const DENIED: Checked = {
   reason: REASON.denied,
 };
 
+/**
+ * The override as decide.lua applies it: a quota above the sliding log's cap is none (the API
+ * refuses one; this one was written by hand, or before the policy's algorithm changed).
+ */
+function applicable(
+  entry: StoreEntry,
+  override: StoredClientOverride | undefined,
+): StoredClientOverride | undefined {
+  const tooLong =
+    override?.action === 'quota' &&
+    entry.policy.algo === 'sliding-window' &&
+    (override.limit ?? 0) > MAX_SLIDING_WINDOW_LIMIT;
+  return tooLong ? undefined : override;
+}
+
 /** The policy's thresholds, or a quota override's (as read_override in lua/decide.lua). */
 function toParams(
   entry: StoreEntry,
@@ -166,5 +186,7 @@ function toOutcome(st: Checked): StoreOutcome {
   };
   if (st.message !== undefined) outcome.message = st.message;
   if (st.limit !== undefined) outcome.limit = st.limit;
+  if (st.clientOverride !== undefined) outcome.clientOverride = st.clientOverride;
+  if (st.free) outcome.uncharged = true;
   return outcome;
 }

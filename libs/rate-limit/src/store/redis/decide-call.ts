@@ -100,7 +100,7 @@ export function parseDecideReply(
 
 /**
  * The extras of a group whose clients have overrides: per extra the entry's index (from 1), then
- * its deny message or its quota's capacity. Answers where the next group starts.
+ * what its override did. Answers where the next group starts.
  */
 function readExtras(
   values: readonly (number | string)[],
@@ -115,10 +115,18 @@ function readExtras(
     const j = (values[i] as number) - 1;
     const value = values[i + 1];
     if (!(j in outcomes) || value === undefined) throw unexpected(reply);
-    if (typeof value === 'number') outcomes[j] = { ...outcomes[j], limit: value };
-    else if (value !== '') outcomes[j] = { ...outcomes[j], message: value };
+    outcomes[j] = { ...outcomes[j], ...overrideOutcome(value) };
   }
   return i;
+}
+
+/** What an extra says of its entry (see decide.lua's header). */
+function overrideOutcome(value: number | string): Partial<StoreOutcome> {
+  if (typeof value === 'string') {
+    return value === '' ? { clientOverride: 'deny' } : { clientOverride: 'deny', message: value };
+  }
+  if (value >= 1) return { clientOverride: 'quota', limit: value };
+  return value < 0 ? { clientOverride: 'allow', uncharged: true } : { clientOverride: 'allow' };
 }
 
 function unexpected(reply: unknown): RateLimitStoreError {

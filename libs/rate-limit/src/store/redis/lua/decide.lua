@@ -25,10 +25,12 @@
 --     allowed (1 | 0), remaining, resetMs, retryAfterMs (0 when allowed or for reasons 3 and
 --     4, at least 1 for reasons 1 and 2), reason (0 admitted, 1 over the limit, 2 blocked by
 --     blockFor, 3 cost above capacity, 4 denied by a client override)
---   When an entry of the group has a deny or quota override, the group's first value is 2
---   (refused) or 3 (admitted) instead of 0 or 1, and its entries are followed by the number of
---   extras, then per extra the entry's index in the group (1..n) and either its deny message
---   (a string, '' for none) or its quota's capacity (an integer, reported as its limit).
+--   When an entry of the group has a client override, the group's first value is 2 (refused)
+--   or 3 (admitted) instead of 0 or 1, and its entries are followed by the number of extras,
+--   then per extra the entry's index in the group (1..n) and: a deny's message (a string, ''
+--   for none), a quota's capacity (an integer >= 1, reported as its limit), or for an allow 0
+--   (charged) or -1 (admitted over its limit, not charged: a refund must not give it back).
+--   A quota whose thresholds are out of bounds (written by hand) is no override.
 --   or, for a group with a key this script cannot read (say, another type written by hand): -1
 --   and the error message; nothing of that group is written.
 --   peek replies alike; refund replies with the time alone. A spec naming an algorithm this
@@ -36,6 +38,8 @@
 local REASON_OK, REASON_LIMIT, REASON_BLOCKED, REASON_COST, REASON_DENIED = 0, 1, 2, 3, 4
 -- What a client override asks of an entry.
 local NONE, ALLOW, DENY, QUOTA = 0, 1, 2, 3
+-- Bounds of a quota's thresholds (policy-limits.ts).
+local MAX_LIMIT, MAX_WINDOW_MS, MAX_SLIDING_LOG = 1000000000, 31622400000, 10000
 
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -87,12 +91,15 @@ local function read_override(j)
   else
     local l, w, b = match(ov, '^quota:(%d*):(%d*):(%d*)$')
     if not l then return end
-    -- '' (left to the spec) reads as nil; so does a zero written by hand, which would divide by 0.
+    -- '' (left to the spec) reads as nil; so does a value out of the thresholds' bounds (written
+    -- by hand: a zero would divide by 0, a huge one overflow the reply's integers).
     l, w, b = tonumber(l), tonumber(w), tonumber(b)
-    if l == 0 then l = nil end
-    if w == 0 then w = nil end
-    if b == 0 then b = nil end
+    if l and (l < 1 or l > MAX_LIMIT) then l = nil end
+    if w and (w < 1 or w > MAX_WINDOW_MS) then w = nil end
+    if b and (b < 1 or b > MAX_LIMIT) then b = nil end
     local p = eSpec[j]
+    -- The sliding log keeps an entry per unit: above its cap the quota is no quota (as the API refuses).
+    if l and l > MAX_SLIDING_LOG and p.algo == algorithms['sliding-window'] then return end
     eAct[j] = QUOTA
     local limit, burst = l or p.limit, b or l or p.burst
     eSpec[j] = {
@@ -110,7 +117,7 @@ local function check_group(n)
   for j = 1, n do
     read_override(j)
     local p, blockKey, act = eSpec[j], eBlock[j], eAct[j]
-    if act >= DENY then groupExtras = true end
+    if act ~= NONE then groupExtras = true end
     p.key, p.cost = eKey[j], eCost[j]
     local untilUs = blockKey and tonumber(read(blockKey))
     local st
@@ -191,6 +198,10 @@ local function reply_group(n, admitted)
         r = r + 2
       elseif act == QUOTA then
         out[r + 1], out[r + 2] = j, eSpec[j].capacity
+        r = r + 2
+      elseif act == ALLOW then
+        -- 0: admitted and charged; -1: admitted over its limit, not charged (nothing to refund).
+        out[r + 1], out[r + 2] = j, states[j].free and -1 or 0
         r = r + 2
       end
     end
