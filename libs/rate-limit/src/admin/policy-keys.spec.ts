@@ -42,6 +42,33 @@ describe('PolicyKeys (the admin keys listing)', () => {
     ]);
   });
 
+  it("counts a quota client's use against its quota's capacity, not the policy's", async () => {
+    const quota = (remaining: number, limit: number): StoreReply => ({
+      admitted: true,
+      outcomes: [
+        {
+          allowed: true,
+          remaining,
+          resetMs: 0,
+          retryAfterMs: 0,
+          reason: REASON.admitted,
+          limit,
+          clientOverride: 'quota',
+        },
+      ],
+      decidedAtUs: 0,
+    });
+    const page = await keysWith(async () => [quota(490, 500), quota(1, 3)]).page(
+      policy,
+      undefined,
+      100,
+    );
+    expect(page.items.map(({ used, remaining }) => ({ used, remaining }))).toEqual([
+      { used: 10, remaining: 490 },
+      { used: 2, remaining: 1 },
+    ]);
+  });
+
   it('leaves out a key Redis could not read (another type, written by hand)', async () => {
     const wrongType = new RateLimitStoreError('error', 'WRONGTYPE');
     const page = await keysWith(async () => [wrongType, usage(4)]).page(policy, undefined, 100);

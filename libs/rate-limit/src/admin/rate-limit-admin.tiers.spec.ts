@@ -35,6 +35,12 @@ class ApiController {
     return 'ok';
   }
 
+  @Get('capped')
+  @RateLimit({ name: 'api.capped', limit: 5, window: '1m', tiers: { pro: { limit: 50_000 } } })
+  capped() {
+    return 'ok';
+  }
+
   @Get('plain')
   @RateLimit({ name: 'api.plain', limit: 5, window: '1m' })
   plain() {
@@ -147,6 +153,31 @@ describe('tiers through the admin API (memory store)', () => {
     expect(res.body.limit).toBe(2);
     expect(res.body.override).toEqual({ limit: 2, updatedAt: expect.any(Number) });
     expect(await policy()).toEqual(res.body);
+  });
+
+  it("DELETE of a tier's override answers 400 when the declared tier breaks the policy as it is now", async () => {
+    await patchTier({ limit: 5_000 }, 'pro', 'api.capped').expect(200);
+    await http()
+      .patch('/admin/policies/api.capped')
+      .set(AUTH)
+      .send({ algo: 'sliding-window' })
+      .expect(200);
+    const before = await policy('api.capped');
+    expect(before.algo).toBe('sliding-window');
+    expect(before.tiers[0]).toMatchObject({
+      name: 'pro',
+      limit: 5_000,
+      override: { limit: 5_000 },
+    });
+    // Back to its declared 50000, the tier would be above the sliding-window cap.
+    const res = await http().delete('/admin/policies/api.capped/tiers/pro/override').set(AUTH);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toEqual([
+      expect.stringMatching(
+        /^tier pro: limit must be at most 10000 with algo 'sliding-window'.*\(got 50000\)/,
+      ),
+    ]);
+    expect(await policy('api.capped')).toEqual(before);
   });
 
   it('answers 404 for an unknown policy or tier', async () => {

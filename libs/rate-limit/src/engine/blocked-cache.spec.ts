@@ -66,6 +66,19 @@ describe('BlockedCache', () => {
     ]);
   });
 
+  it("keeps no rejection by a client's quota, which may end before its retry time", () => {
+    const cache = new BlockedCache();
+    cache.remember('quota', rejected([decision({ clientOverride: 'quota' })]), 0);
+    // Also when another policy of the request rejects it for longer.
+    const both = [decision({ retryAfterMs: 9_000 }), decision({ clientOverride: 'quota' })];
+    cache.remember('both', rejected(both), 0);
+    cache.remember('plain', rejected([decision({})]), 0);
+    expect(cache.get('quota', 1)).toBeUndefined();
+    expect(cache.get('both', 1)).toBeUndefined();
+    expect(cache.get('plain', 1)?.allowed).toBe(false);
+    expect(cache.size).toBe(1);
+  });
+
   it('is bounded: the least recently asked-about entry goes first', () => {
     const cache = new BlockedCache(2);
     for (const key of ['x', 'y']) cache.remember(key, rejected([decision({})]), 0);

@@ -26,6 +26,13 @@ describe('mostRestrictive', () => {
     expect(mostRestrictive([never, wait])?.policy).toBe('never');
   });
 
+  it('prefers a denied client (no wait at all) over a longer wait, in either order', () => {
+    const denied = d({ policy: 'denied', allowed: false, reason: 'denied', retryAfterMs: 0 });
+    const wait = d({ policy: 'wait', allowed: false, reason: 'limit', retryAfterMs: 5_000 });
+    expect(mostRestrictive([wait, denied])?.policy).toBe('denied');
+    expect(mostRestrictive([denied, wait])?.policy).toBe('denied');
+  });
+
   it('among rejections, the longest wait', () => {
     const short = d({ policy: 'short', allowed: false, reason: 'limit', retryAfterMs: 1_000 });
     const long = d({ policy: 'long', allowed: false, reason: 'limit', retryAfterMs: 9_000 });

@@ -25,6 +25,13 @@ class GuardedController {
   stacked() {
     return 'ok';
   }
+
+  @Get('tight')
+  @RateLimit({ name: 'tight', limit: 1, window: '1h' })
+  @RateLimit({ name: 'guarded', limit: 1, window: '1h' })
+  tight() {
+    return 'ok';
+  }
 }
 
 describe('RateLimitGuard with client overrides (memory store)', () => {
@@ -51,6 +58,7 @@ describe('RateLimitGuard with client overrides (memory store)', () => {
     await overrides.remove('guarded', LOCAL);
     await limiter.reset('guarded', LOCAL);
     await limiter.reset('roomy', LOCAL);
+    await limiter.reset('tight', LOCAL);
   });
 
   it("answers a denied client 429 with the override's message, its policy and no Retry-After", async () => {
@@ -77,6 +85,20 @@ describe('RateLimitGuard with client overrides (memory store)', () => {
     await overrides.set('guarded', LOCAL, { action: 'deny' });
     expect((await get('/guarded/stacked').expect(429)).body.policy).toBe('guarded');
     expect((await limiter.peek('roomy', LOCAL)).remaining).toBe(10);
+  });
+
+  it('answers the deny, not a longer wait of another policy the client is over', async () => {
+    await limiter.consume('tight', LOCAL);
+    expect((await limiter.peek('tight', LOCAL)).remaining).toBe(0);
+    await overrides.set('guarded', LOCAL, { action: 'deny', message: 'Account suspended' });
+    const denied = await get('/guarded/tight').expect(429);
+    expect(denied.body).toEqual({
+      statusCode: 429,
+      message: 'Account suspended',
+      policy: 'guarded',
+      retryAfter: 0,
+    });
+    expect(denied.headers['retry-after']).toBeUndefined();
   });
 
   it('admits the client again once its deny is removed', async () => {

@@ -2,11 +2,13 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { DecisionEngine } from '../../engine/decision-engine';
 import { InvalidPolicyChangeError } from '../../errors/invalid-policy-change.error';
+import { UncertainWriteError } from '../../errors/uncertain-write.error';
 import { UnknownPolicyError } from '../../errors/unknown-policy.error';
 import { RateLimitModule } from '../../module/rate-limit.module';
-import { RATE_LIMIT_STORE } from '../../rate-limit.constants';
+import { RATE_LIMIT_CLIENT_OVERRIDES, RATE_LIMIT_STORE } from '../../rate-limit.constants';
 import { RateLimiterService } from '../../service/rate-limiter.service';
 import { MemoryStore } from '../../store/memory/memory-store';
+import type { ClientOverrideIndex } from './client-override-index';
 import { ClientOverrides } from './client-overrides.service';
 
 const IP = 'ip:203.0.113.7';
@@ -89,6 +91,15 @@ describe('ClientOverrides on the memory store', () => {
     expect(await limiter.consume('api', IP)).toMatchObject({ allowed: true, remaining: 1 });
   });
 
+  it('tells whether the policy has any client override', async () => {
+    expect(await overrides.any('api')).toBe(false);
+    await overrides.set('api', IP, { action: 'allow' });
+    expect(await overrides.any('api')).toBe(true);
+    expect(await overrides.any('other')).toBe(false);
+    await overrides.remove('api', IP);
+    expect(await overrides.any('api')).toBe(false);
+  });
+
   it('lets an allow client past its limit, and a later set replace it', async () => {
     await overrides.set('api', IP, { action: 'allow' });
     for (let i = 0; i < 4; i++) expect((await limiter.consume('api', IP)).allowed).toBe(true);
@@ -151,5 +162,65 @@ describe('ClientOverrides on the memory store', () => {
     await overrides.get('api', IP);
     await overrides.list('api', null, 10);
     expect(forget).not.toHaveBeenCalled();
+  });
+});
+
+describe('ClientOverrides when the index fails (memory store)', () => {
+  let app: INestApplication;
+  let overrides: ClientOverrides;
+  let limiter: RateLimiterService;
+  const down = () => Promise.reject(new Error('index unavailable'));
+  /** Every method rejects unless a test makes it answer. */
+  const index: jest.Mocked<ClientOverrideIndex> = {
+    put: jest.fn(),
+    remove: jest.fn(),
+    get: jest.fn(),
+    count: jest.fn(),
+    page: jest.fn(),
+  };
+
+  beforeEach(async () => {
+    for (const method of Object.values(index)) method.mockReset().mockImplementation(down);
+    const moduleRef = await Test.createTestingModule({
+      imports: [RateLimitModule.forRoot({ policies: [{ name: 'api', limit: 2, window: '1h' }] })],
+    })
+      .overrideProvider(RATE_LIMIT_CLIENT_OVERRIDES)
+      .useValue(index)
+      .compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+    overrides = app.get(ClientOverrides);
+    limiter = app.get(RateLimiterService);
+  });
+
+  afterEach(async () => {
+    await app?.close();
+  });
+
+  it('set: an uncertain write when the listing fails, the override being in force', async () => {
+    const error = await overrides
+      .set('api', IP, { action: 'deny', message: 'Suspended' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UncertainWriteError);
+    expect((error as Error).message).toContain('index unavailable');
+    expect(index.put).toHaveBeenCalled();
+    expect(await limiter.consume('api', IP)).toMatchObject({ allowed: false, reason: 'denied' });
+  });
+
+  it("remove: decided by the client's key alone, whatever the listing's read answers", async () => {
+    await overrides.set('api', IP, { action: 'deny' }).catch(() => undefined);
+    index.remove.mockResolvedValue(undefined);
+    expect(await overrides.remove('api', IP)).toBe(true);
+    expect(index.get).not.toHaveBeenCalled();
+    expect((await limiter.consume('api', IP)).allowed).toBe(true);
+    expect(await overrides.remove('api', IP)).toBe(false);
+  });
+
+  it('remove: the override is gone even when the listing cannot be updated', async () => {
+    await overrides.set('api', IP, { action: 'deny' }).catch(() => undefined);
+    // The removal stands (the listing drops the entry when next read, its key being gone).
+    expect(await overrides.remove('api', IP)).toBe(true);
+    expect(index.remove).toHaveBeenCalled();
+    expect((await limiter.consume('api', IP)).allowed).toBe(true);
   });
 });

@@ -87,7 +87,16 @@ export class ClientOverrides {
         `client override removed: policy=${policyName} identity=${this.config.keys.listedIdentity(tag)}`,
       );
     }
-    await this.afterWrite(policyName, tag, () => this.index.remove(policyName, [tag]));
+    // Gone from decisions: a listing that could not be updated drops it when next read (its key
+    // is gone), so the removal stands and is only logged.
+    try {
+      await this.index.remove(policyName, [tag]);
+    } catch (error) {
+      this.logger.warn(
+        `client override removed, but not from the listing of "${policyName}": ${(error as Error).message}`,
+      );
+    }
+    await this.announce(policyName, tag);
     return existed;
   }
 
