@@ -27,6 +27,8 @@ describe.each(factories)('client overrides: $name store', (factory) => {
   afterAll(() => factory.teardown());
   beforeEach(async () => {
     sut = await factory.create();
+    // As ClientOverrides does once an override exists: decisions read the override keys.
+    sut.keys.clientOverridesInUse = true;
     client = new Client(sut, 'ip:198.51.100.7');
     other = new Client(sut, 'ip:198.51.100.8');
   });
@@ -34,7 +36,7 @@ describe.each(factories)('client overrides: $name store', (factory) => {
   function put(p: RateLimitPolicy, override: ClientOverride | null, who = client): Promise<void> {
     const key = client
       .entry(p)
-      .overrideKey.replace(
+      .overrideKey!.replace(
         sut.keys.identityTag(client.identity),
         sut.keys.identityTag(who.identity),
       );
@@ -147,7 +149,7 @@ describe.each(factories)('client overrides: $name store', (factory) => {
       'quota::99999999999999:',
       'quota:1000000001::1000000001',
     ]) {
-      await sut.store.putClientOverride(client.entry(p).overrideKey, junk);
+      await sut.store.putClientOverride(client.entry(p).overrideKey!, junk);
       expect((await client.peek(p, T0)).remaining).toBe(5);
     }
   });

@@ -44,6 +44,7 @@ export function storeEntry(
   cost: number,
 ): StoreEntry {
   const key = keys.stateKey(tag, policy);
+  if (!keys.clientOverridesInUse) return { key, blockKey: keys.blockKey(key), policy, cost };
   const overrideKey = keys.clientOverrideKey(tag, policy.name);
   return { key, overrideKey, blockKey: keys.blockKey(key), policy, cost };
 }

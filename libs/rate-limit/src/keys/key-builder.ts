@@ -21,6 +21,12 @@ const CLIENT_SUFFIX = ':client';
 export class KeyBuilder {
   /** A busy client's tag is encoded (and fingerprinted) once, not per request. */
   identityTag!: (identity: string) => string;
+  /**
+   * Whether any client override exists (or may: set once one is seen, never unset while the
+   * process runs). Until then a decision reads no override key: the feature costs nothing
+   * until it is used. See ClientOverrides for how every instance learns of the first one.
+   */
+  clientOverridesInUse = false;
   private fingerprint?: IdentityFingerprint;
 
   constructor(readonly prefix: string) {

@@ -8,8 +8,11 @@ export type StoreOp = 'consume' | 'peek' | 'refund';
 /** One policy of one identity, with the keys that hold its state. */
 export interface StoreEntry {
   readonly key: string;
-  /** Where this client's override of the policy is, if it has one (see client-override-value.ts). */
-  readonly overrideKey: string;
+  /**
+   * Where this client's override of the policy would be (see client-override-value.ts); left
+   * out while no client override is in use (KeyBuilder.clientOverridesInUse): nothing is read.
+   */
+  readonly overrideKey?: string;
   readonly blockKey: string;
   readonly policy: RateLimitPolicy;
   readonly cost: number;

@@ -42,7 +42,9 @@ export class MemoryDecider {
     chargedAtUs: number,
   ): StoreReply {
     const overrides = entries.map((entry) =>
-      applicable(entry, this.clientOverrides.get(entry.overrideKey)),
+      entry.overrideKey === undefined
+        ? undefined
+        : applicable(entry, this.clientOverrides.get(entry.overrideKey)),
     );
     const params = entries.map((entry, i) => toParams(entry, overrides[i], now, chargedAtUs));
     if (op === 'refund') {

@@ -51,8 +51,14 @@ export function encodeDecideCall(
           policy.mode === 'shadow' ? 1 : 0,
         );
       }
-      groupArgs.push(spec, cost);
-      keys.push(key, overrideKey);
+      // Without an override key the spec goes negative (see decide.lua): nothing to read.
+      if (overrideKey === undefined) {
+        groupArgs.push(-spec, cost);
+        keys.push(key);
+      } else {
+        groupArgs.push(spec, cost);
+        keys.push(key, overrideKey);
+      }
       if (policy.blockForMs > 0) keys.push(blockKey);
     }
   }

@@ -4,7 +4,8 @@
 --
 -- Input
 --   KEYS     per entry, in the order of the entries in ARGV: its state key, its client override
---            key, then its block key when its spec's blockForMs > 0
+--            key (unless its spec index is negative), then its block key when its spec's
+--            blockForMs > 0
 --   ARGV[1]  op: 'consume' | 'peek' (checks, writes nothing) | 'refund' (gives back a cost
 --            charged earlier)
 --   ARGV[2]  now in microseconds, or '' to use Redis TIME (one clock for every app instance)
@@ -12,7 +13,8 @@
 --            reply, in microseconds): the window algorithms give back to that window; else ''
 --   ARGV[4]  S, the number of policy specs; then 6 per spec: algo (an `algorithms` name), limit,
 --            windowMs, burst, blockForMs (0: none), shadow ('1' | '0')
---   then per group: its number of entries; then 2 per entry: its spec (1..S), cost
+--   then per group: its number of entries; then 2 per entry: its spec (1..S, or -1..-S for an
+--   entry sent without an override key: no client override is in use), cost
 --   A client override (a string at the entry's override key, written by the admin API; see
 --   client-override-value.ts) changes that entry alone: 'allow' admits it whatever its state
 --   (charged only when the check admits), 'deny[:<message>]' rejects it (reason 4, nothing
@@ -81,8 +83,10 @@ local groupExtras = false
 -- quota, points the entry at a spec of its own (the shared one stays as it is for the others).
 -- Almost every client has none: one GET of a missing key.
 local function read_override(j)
-  local ov = read(eOver[j])
+  local key = eOver[j]
   eAct[j] = NONE
+  if not key then return end
+  local ov = read(key)
   if not ov then return end
   if ov == 'allow' then
     eAct[j] = ALLOW
@@ -213,11 +217,20 @@ while a <= nargs do
   local n = tonumber(ARGV[a])
   a = a + 1
   for j = 1, n do
-    local p = specs[tonumber(ARGV[a])]
+    -- A negative spec index: the entry has no override key (no client override is in use).
+    local s = tonumber(ARGV[a])
     eCost[j] = tonumber(ARGV[a + 1])
     a = a + 2
-    eSpec[j], eKey[j], eOver[j] = p, KEYS[k], KEYS[k + 1]
-    k = k + 2
+    local p
+    if s < 0 then
+      p = specs[-s]
+      eSpec[j], eKey[j], eOver[j] = p, KEYS[k], false
+      k = k + 1
+    else
+      p = specs[s]
+      eSpec[j], eKey[j], eOver[j] = p, KEYS[k], KEYS[k + 1]
+      k = k + 2
+    end
     if p.blockForUs > 0 then
       eBlock[j] = KEYS[k]
       k = k + 1
