@@ -5,7 +5,12 @@ import { InvalidPolicyChangeError } from '../../errors/invalid-policy-change.err
 import { UncertainWriteError } from '../../errors/uncertain-write.error';
 import { UnknownPolicyError } from '../../errors/unknown-policy.error';
 import { RateLimitModule } from '../../module/rate-limit.module';
-import { RATE_LIMIT_CLIENT_OVERRIDES, RATE_LIMIT_STORE } from '../../rate-limit.constants';
+import {
+  RATE_LIMIT_CLIENT_OVERRIDES,
+  RATE_LIMIT_CONFIG,
+  RATE_LIMIT_STORE,
+} from '../../rate-limit.constants';
+import type { RateLimitConfig } from '../../config/resolve-module-options';
 import { RateLimiterService } from '../../service/rate-limiter.service';
 import { MemoryStore } from '../../store/memory/memory-store';
 import type { ClientOverrideIndex } from './client-override-index';
@@ -66,6 +71,13 @@ describe('ClientOverrides on the memory store', () => {
     expect(record.identity).toMatch(/^user:\(hmac:[A-Za-z0-9_-]{22}\)$/);
     expect(JSON.stringify(record)).not.toContain('alice');
     expect(Object.keys(record).sort()).toEqual(['action', 'identity', 'limit', 'updatedAt']);
+  });
+
+  it('turns on the reading of override keys with its first set, not before', async () => {
+    const config = app.get<RateLimitConfig>(RATE_LIMIT_CONFIG);
+    expect(config.keys.clientOverridesInUse).toBe(false);
+    await overrides.set('api', IP, { action: 'deny' });
+    expect(config.keys.clientOverridesInUse).toBe(true);
   });
 
   it('gets, lists and removes what it set (the memory store reports its override keys)', async () => {

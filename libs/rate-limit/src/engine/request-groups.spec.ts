@@ -1,0 +1,25 @@
+import { KeyBuilder } from '../keys/key-builder';
+import { normalizePolicy } from '../policy/normalize-policy';
+import { encodeDecideCall } from '../store/redis/decide-call';
+import { storeEntry } from './request-groups';
+
+describe('storeEntry: the client override key only once client overrides are in use', () => {
+  const policy = normalizePolicy({ limit: 5, window: '1m' }, 'p', 'test');
+
+  it('sends no override key (and a negative spec) while none is in use, then one per entry', () => {
+    const keys = new KeyBuilder('t');
+    const tag = keys.identityTag('ip:10.0.0.1');
+    const before = storeEntry(keys, policy, tag, 1);
+    expect(before.overrideKey).toBeUndefined();
+    const quiet = encodeDecideCall('consume', [[before]], undefined);
+    expect(quiet.keys).toEqual([before.key]);
+    expect(quiet.args.slice(-2)).toEqual([-1, 1]);
+
+    keys.clientOverridesInUse = true;
+    const after = storeEntry(keys, policy, tag, 1);
+    expect(after.overrideKey).toBe(`${tag}p:client`);
+    const read = encodeDecideCall('consume', [[after]], undefined);
+    expect(read.keys).toEqual([after.key, after.overrideKey]);
+    expect(read.args.slice(-2)).toEqual([1, 1]);
+  });
+});
