@@ -18,6 +18,7 @@ import { PolicyRegistry } from '../registry/policy-registry';
 import { RouteTable } from '../registry/route-table';
 import type { ClientOverrideIndex } from '../runtime/client-overrides/client-override-index';
 import { ClientOverrides } from '../runtime/client-overrides/client-overrides.service';
+import { ClientOverridesInUse } from '../runtime/client-overrides/client-overrides-in-use';
 import { MemoryClientOverrideIndex } from '../runtime/client-overrides/memory-client-override-index';
 import { RedisClientOverrideIndex } from '../runtime/client-overrides/redis-client-override-index';
 import { IdentityResets } from '../runtime/identity-resets.service';
@@ -91,6 +92,7 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
           : new MemoryClientOverrideIndex(),
     },
     ClientOverrides,
+    ClientOverridesInUse,
     InstanceHeartbeat,
     IdentitySecret,
     {

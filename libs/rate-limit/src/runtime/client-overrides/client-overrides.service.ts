@@ -1,10 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { RateLimitConfig } from '../../config/resolve-module-options';
 import { DecisionEngine } from '../../engine/decision-engine';
 import { InvalidPolicyChangeError } from '../../errors/invalid-policy-change.error';
@@ -24,6 +18,7 @@ import type { RateLimitStore } from '../../store/rate-limit-store.interface';
 import type { PolicyChannel } from '../policy-channel';
 import type { ClientOverrideIndex, ClientOverrideRecord } from './client-override-index';
 import { clientOverrideProblems } from './client-override-problems';
+import { ClientOverridesInUse } from './client-overrides-in-use';
 
 export interface ClientOverrideList {
   readonly items: ClientOverrideRecord[];
@@ -37,9 +32,8 @@ export interface ClientOverrideList {
  * remembers of that client. Identities are taken raw or as the admin API lists them.
  */
 @Injectable()
-export class ClientOverrides implements OnApplicationBootstrap, OnModuleDestroy {
+export class ClientOverrides {
   private readonly logger = new Logger('RateLimitAudit');
-  private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly registry: PolicyRegistry,
@@ -48,40 +42,9 @@ export class ClientOverrides implements OnApplicationBootstrap, OnModuleDestroy 
     @Inject(RATE_LIMIT_CLIENT_OVERRIDES) private readonly index: ClientOverrideIndex,
     @Inject(RATE_LIMIT_CHANNEL) private readonly channel: PolicyChannel,
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
+    private readonly inUse: ClientOverridesInUse,
   ) {
-    channel.onClientOverride(() => {
-      this.inUse();
-      engine.forgetRejections();
-    });
-  }
-
-  /**
-   * Decisions read client override keys only once one is in use (KeyBuilder
-   * clientOverridesInUse): this instance learns it at start, from the announcement of a set
-   * (Pub/Sub, milliseconds), or, should that be missed, at the next refresh.
-   */
-  async onApplicationBootstrap(): Promise<void> {
-    await this.discover();
-    if (this.config.keys.clientOverridesInUse) return;
-    this.timer = setInterval(() => void this.discover(), this.config.policyRefreshMs).unref();
-  }
-
-  onModuleDestroy(): void {
-    clearInterval(this.timer);
-  }
-
-  private async discover(): Promise<void> {
-    try {
-      const counts = await Promise.all(this.registry.names().map((n) => this.index.count(n)));
-      if (counts.some((n) => n > 0)) this.inUse();
-    } catch {
-      // Redis unreachable: the next refresh asks again.
-    }
-  }
-
-  private inUse(): void {
-    this.config.keys.clientOverridesInUse = true;
-    clearInterval(this.timer);
+    channel.onClientOverride(() => engine.forgetRejections());
   }
 
   /** Sets (replaces) the identity's override; InvalidPolicyChangeError when it is not valid. */
@@ -100,7 +63,7 @@ export class ClientOverrides implements OnApplicationBootstrap, OnModuleDestroy 
       identity: this.config.keys.listedIdentity(tag),
       updatedAt: now,
     });
-    this.inUse();
+    this.inUse.mark();
     // The client's key first: it is what decides; the index only lists it.
     await this.store.putClientOverride(
       this.key(tag, policyName),
