@@ -19,6 +19,10 @@ export const RATE_LIMIT_CLIENT_OVERRIDES = Symbol('RATE_LIMIT_CLIENT_OVERRIDES')
 export const RATE_LIMIT_CHANNEL = Symbol('RATE_LIMIT_CHANNEL');
 /** Injection token of what is told of every decision (stats, metrics). */
 export const DECISION_OBSERVERS = Symbol('DECISION_OBSERVERS');
+/** Where the dashboard's traffic series and rejected clients are kept (TrafficStore). */
+export const RATE_LIMIT_TRAFFIC = Symbol('RATE_LIMIT_TRAFFIC');
+/** Where the audit log is kept (AuditStore). */
+export const RATE_LIMIT_AUDIT = Symbol('RATE_LIMIT_AUDIT');
 
 export const DEFAULT_POLICY_REFRESH_MS = 5_000;
 export const DEFAULT_STATS_FLUSH_MS = 1_000;

@@ -16,11 +16,11 @@ import { RateLimitHttpErrorsInterceptor } from './errors-to-http.interceptor';
 import { createAdminValidationPipe } from './to-policy-patch';
 
 /**
- * What every admin controller is: under `policies` (RateLimitAdminModule mounts it under its
- * `path`), behind the bearer token, validated, with the library's errors as HTTP answers, never
+ * What every admin controller is: under `path` (default `policies`; RateLimitAdminModule mounts
+ * it under its own `path`), behind the bearer token, validated, with the library's errors as HTTP answers, never
  * rate limited itself (failed token attempts are, by the guard), and documented alike.
  */
-export const AdminController = (): ClassDecorator =>
+export const AdminController = (path = 'policies'): ClassDecorator =>
   applyDecorators(
     ApiTags('rate-limit admin'),
     ApiBearerAuth(),
@@ -42,7 +42,7 @@ export const AdminController = (): ClassDecorator =>
     UseGuards(AdminTokenGuard),
     UsePipes(createAdminValidationPipe()),
     UseInterceptors(RateLimitHttpErrorsInterceptor),
-    Controller('policies'),
+    Controller(path),
   );
 
 export const NAME = ApiParam({ name: 'name', description: 'Policy name', example: 'demo.gcra' });

@@ -31,4 +31,11 @@ export interface RateLimitAdminModuleExtras {
    * @default 'admin'
    */
   path: string;
+  /**
+   * The operator dashboard (a web page served by this module): `false` turns it off, `path`
+   * mounts it under the module's own path (so by default at `/admin/dashboard`). The page is
+   * public (it holds no data); everything it shows is read with the bearer token typed in.
+   * @default { path: 'dashboard' }
+   */
+  dashboard?: false | { path?: string };
 }

@@ -10,6 +10,7 @@ import { PolicyKeys } from './policy-keys';
 import { UnknownPolicyError } from '../errors/unknown-policy.error';
 import { FailedTokenLimiter } from './failed-token-limiter';
 import { ClientOverridesAdmin } from './client-overrides-admin';
+import { RateLimitAdminActivity } from './rate-limit-admin-activity.service';
 
 const TOKEN = 'unit-admin-token-0123456789abcdef';
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
@@ -52,6 +53,9 @@ async function boot(
     .useValue({})
     // Tried on the memory store in rate-limit-admin-clients.controller.spec.ts.
     .overrideProvider(ClientOverridesAdmin)
+    .useValue({})
+    // Tried against real Redis in test/dashboard-data.e2e-spec.ts.
+    .overrideProvider(RateLimitAdminActivity)
     .useValue({})
     .compile();
   const app = moduleRef.createNestApplication({ logger: false });
@@ -103,8 +107,15 @@ describe('RateLimitAdminModule', () => {
         '/ops/rate-limit/policies/{name}/tiers/{tier}/override',
         '/ops/rate-limit/policies/{name}/clients',
         '/ops/rate-limit/policies/{name}/clients/{identity}',
+        '/ops/rate-limit/traffic',
+        '/ops/rate-limit/policies/{name}/traffic',
+        '/ops/rate-limit/policies/{name}/top-rejected',
+        '/ops/rate-limit/audit',
+        '/ops/rate-limit/instances',
       ]),
     );
+    // The dashboard's page and files are not API routes.
+    expect(Object.keys((doc as { paths: object }).paths).join()).not.toContain('dashboard');
     // OpenAPI 3.0 has no null type, and ignores `nullable` beside a $ref: the schema is inline.
     const schemas = (doc as { components: { schemas: Record<string, SchemaObject> } }).components
       .schemas;

@@ -4,6 +4,8 @@ import { AdminTokenGuard } from './admin-token.guard';
 import { ClientOverridesAdmin } from './client-overrides-admin';
 import { FailedTokenLimiter } from './failed-token-limiter';
 import { PolicyKeys } from './policy-keys';
+import { RateLimitAdminActivityController } from './rate-limit-admin-activity.controller';
+import { RateLimitAdminActivity } from './rate-limit-admin-activity.service';
 import { RateLimitAdminClientsController } from './rate-limit-admin-clients.controller';
 import { RateLimitAdminController } from './rate-limit-admin.controller';
 import {
@@ -30,7 +32,11 @@ import { RateLimitAdminService } from './rate-limit-admin.service';
  *   or has whitespace, or `failedTokenLimit` is invalid.
  */
 @Module({
-  controllers: [RateLimitAdminController, RateLimitAdminClientsController],
+  controllers: [
+    RateLimitAdminController,
+    RateLimitAdminClientsController,
+    RateLimitAdminActivityController,
+  ],
   providers: [
     {
       provide: ADMIN_TOKEN_DIGEST,
@@ -42,6 +48,7 @@ import { RateLimitAdminService } from './rate-limit-admin.service';
     PolicyKeys,
     RateLimitAdminService,
     ClientOverridesAdmin,
+    RateLimitAdminActivity,
   ],
   exports: [RateLimitAdminService, ClientOverridesAdmin],
 })

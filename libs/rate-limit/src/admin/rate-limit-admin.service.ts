@@ -17,6 +17,8 @@ import {
   effectiveProblem,
   type EffectiveThresholds,
 } from '../registry/policy-registry';
+import type { AuditAction } from '../runtime/audit/audit-entry';
+import { AuditLog } from '../runtime/audit/audit-log.service';
 import { ClientOverrides } from '../runtime/client-overrides/client-overrides.service';
 import { parseOverrideHash, tierField } from '../runtime/policy-override-codec';
 import type { PolicyOverrideStore } from '../runtime/policy-override-store';
@@ -47,6 +49,7 @@ export class RateLimitAdminService {
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
     private readonly appConfig: ApplicationConfig,
     private readonly clients: ClientOverrides,
+    private readonly audit: AuditLog,
   ) {}
 
   async list(): Promise<PolicyView[]> {
@@ -68,7 +71,7 @@ export class RateLimitAdminService {
     // changed it since this one last read it), before anything is written.
     const current = await this.storedOverride(name);
     this.checkResult(name, { ...current, ...patch });
-    return this.write(name, patch);
+    return this.write(name, patch, [], { action: 'update', before: current });
   }
 
   /** Sets the changed thresholds of one tier, as `update` does for the policy. */
@@ -77,7 +80,11 @@ export class RateLimitAdminService {
     const current = await this.storedOverride(name);
     const tiers = { ...current?.tiers, [tier]: { ...current?.tiers?.[tier], ...patch } };
     this.checkResult(name, { ...current, tiers });
-    return this.write(name, { tiers: { [tier]: patch } });
+    return this.write(name, { tiers: { [tier]: patch } }, [], {
+      action: 'update-tier',
+      tier,
+      before: current,
+    });
   }
 
   /** Back to the tier's declared thresholds (the policy's own override stays). */
@@ -91,7 +98,7 @@ export class RateLimitAdminService {
     );
     this.checkResult(name, { ...current, tiers });
     const removed = TIER_THRESHOLDS.map((field) => tierField(tier, field));
-    return this.write(name, {}, removed);
+    return this.write(name, {}, removed, { action: 'clear-tier-override', tier, before: current });
   }
 
   /** The override as stored now (another instance or redis-cli may have changed it since). */
@@ -114,11 +121,13 @@ export class RateLimitAdminService {
   private async write(
     name: string,
     patch: PolicyOverride,
-    removed: readonly string[] = [],
+    removed: readonly string[],
+    audited: { action: AuditAction; tier?: string; before: PolicyOverride | null },
   ): Promise<PolicyView> {
     const fields = { ...patch, updatedAt: Date.now() };
     const before = this.registry.effective(name)!;
     const override = await writing(() => this.overrides.update(name, fields, removed));
+    await this.audit.record({ policy: name, ...audited, after: override }, override);
     // Checked before writing; a change another writer made meanwhile may still spoil the whole.
     const problem = this.registry.applyOverride(name, override);
     if (problem) this.logger.warn(`The override of "${name}" as stored is not applied: ${problem}`);
@@ -129,7 +138,12 @@ export class RateLimitAdminService {
   async clearOverride(name: string): Promise<PolicyView> {
     this.known(name);
     const before = this.registry.effective(name)!;
+    const stored = await this.storedOverride(name).catch(() => null);
     await writing(() => this.overrides.clear(name));
+    await this.audit.record(
+      { policy: name, action: 'clear-override', before: stored, after: null },
+      null,
+    );
     this.registry.applyOverride(name, null);
     await this.shortenIfNeeded(name, before);
     return this.get(name);
@@ -168,6 +182,8 @@ export class RateLimitAdminService {
   /** Unknown policy: UnknownPolicyError, from IdentityResets. */
   async resetKey(name: string, identity: string): Promise<void> {
     await this.keyUsage.reset(name, identity);
+    const listed = this.config.keys.listedIdentity(this.config.keys.operatorTag(identity));
+    await this.audit.record({ policy: name, action: 'reset', identity: listed });
   }
 
   private knownTier(name: string, tier: string): void {

@@ -52,7 +52,7 @@ export class DecisionEngine implements OnModuleDestroy {
     // While nobody is blocked (the usual case) a request builds no cache key at all.
     if (wallTime && this.blocked.size > 0) {
       const cached = this.blocked.get(this.rejectionKey(requests), Date.now());
-      if (cached) return this.counted(cached);
+      if (cached) return this.counted(cached, requests);
     }
     return this.consume(requests, wallTime, options);
   }
@@ -97,7 +97,7 @@ export class DecisionEngine implements OnModuleDestroy {
     if (wallTime && !verdict.allowed) {
       this.blocked.remember(this.rejectionKey(requests), verdict, nowMs);
     }
-    return this.counted(verdict);
+    return this.counted(verdict, requests);
   }
 
   private async run(
@@ -130,8 +130,11 @@ export class DecisionEngine implements OnModuleDestroy {
     return verdictOf(requests, groups, replies, this.store.source);
   }
 
-  private counted(verdict: RateLimitVerdict): RateLimitVerdict {
-    for (const observer of this.observers) observer.observe(verdict);
+  private counted(
+    verdict: RateLimitVerdict,
+    requests: readonly PolicyRequest[],
+  ): RateLimitVerdict {
+    for (const observer of this.observers) observer.observe(verdict, requests);
     return verdict;
   }
 

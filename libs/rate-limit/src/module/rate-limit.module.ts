@@ -12,10 +12,21 @@ import {
   RATE_LIMIT_CLIENT_OVERRIDES,
   RATE_LIMIT_CONFIG,
   RATE_LIMIT_OVERRIDES,
+  RATE_LIMIT_AUDIT,
   RATE_LIMIT_STORE,
+  RATE_LIMIT_TRAFFIC,
 } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
 import { RouteTable } from '../registry/route-table';
+import { AuditLog } from '../runtime/audit/audit-log.service';
+import type { AuditStore } from '../runtime/audit/audit-store';
+import { MemoryAuditStore } from '../runtime/audit/memory-audit-store';
+import { RedisAuditStore } from '../runtime/audit/redis-audit-store';
+import { InstanceStatus } from '../runtime/instances/instance-status.service';
+import { MemoryTrafficStore } from '../runtime/traffic/memory-traffic-store';
+import { RedisTrafficStore } from '../runtime/traffic/redis-traffic-store';
+import { TrafficRecorder } from '../runtime/traffic/traffic-recorder.service';
+import type { TrafficStore } from '../runtime/traffic/traffic-store';
 import type { ClientOverrideIndex } from '../runtime/client-overrides/client-override-index';
 import { ClientOverrides } from '../runtime/client-overrides/client-overrides.service';
 import { ClientOverridesInUse } from '../runtime/client-overrides/client-overrides-in-use';
@@ -106,9 +117,33 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
         ),
     },
     {
+      provide: RATE_LIMIT_TRAFFIC,
+      inject: [RATE_LIMIT_CONFIG, RedisConnection],
+      useFactory: (config: RateLimitConfig, connection: RedisConnection): TrafficStore =>
+        connection.client
+          ? new RedisTrafficStore(connection.client, config.keys.prefix)
+          : new MemoryTrafficStore(),
+    },
+    {
+      provide: RATE_LIMIT_AUDIT,
+      inject: [RATE_LIMIT_CONFIG, RedisConnection],
+      useFactory: (config: RateLimitConfig, connection: RedisConnection): AuditStore =>
+        connection.client
+          ? new RedisAuditStore(connection.client, config.keys.prefix)
+          : new MemoryAuditStore(),
+    },
+    TrafficRecorder,
+    AuditLog,
+    InstanceStatus,
+    {
       provide: DECISION_OBSERVERS,
-      inject: [PolicyStats, RateLimitMetrics],
-      useFactory: (stats: PolicyStats, metrics: RateLimitMetrics) => [stats, metrics],
+      inject: [PolicyStats, RateLimitMetrics, TrafficRecorder, InstanceStatus],
+      useFactory: (
+        stats: PolicyStats,
+        metrics: RateLimitMetrics,
+        traffic: TrafficRecorder,
+        status: InstanceStatus,
+      ) => [stats, metrics, traffic, status],
     },
     PolicyRegistry,
     RouteTable,
@@ -135,6 +170,9 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
     RATE_LIMIT_OVERRIDES,
     RedisConnection,
     InstanceHeartbeat,
+    TrafficRecorder,
+    AuditLog,
+    InstanceStatus,
   ],
 })
 export class RateLimitModule extends RateLimitConfigurableModule {}

@@ -1,3 +1,6 @@
+import { AuditLog } from './audit/audit-log.service';
+import { MemoryAuditStore } from './audit/memory-audit-store';
+import type { InstanceHeartbeat } from './instance-heartbeat.service';
 import { Logger } from '@nestjs/common';
 import { resolveModuleOptions } from '../config/resolve-module-options';
 import { normalizePolicy } from '../policy/normalize-policy';
@@ -35,6 +38,7 @@ describe('PolicySync', () => {
       store as unknown as PolicyOverrideStore,
       channel,
       resolveModuleOptions({ policyRefreshMs: 3_600_000 }),
+      new AuditLog(new MemoryAuditStore(), { id: 'test' } as InstanceHeartbeat),
     );
     const booted = sync.onApplicationBootstrap();
     await Promise.resolve();

@@ -13,6 +13,8 @@ import {
   RATE_LIMIT_OVERRIDES,
 } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
+import { AuditLog } from './audit/audit-log.service';
+import { HashWriteWatch } from './audit/hash-write-watch';
 import { parseOverrideHash } from './policy-override-codec';
 import type { PolicyChannel } from './policy-channel';
 import type { PolicyOverrideStore } from './policy-override-store';
@@ -29,6 +31,7 @@ const SUBSCRIBE_WAIT_MS = 1_000;
 export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
   private readonly warned = new Set<string>();
+  private readonly hashWrites = new HashWriteWatch();
   /** When a change of each policy was last announced (performance.now()). */
   private readonly announcedAt = new Map<string, number>();
   private running?: Promise<void>;
@@ -39,6 +42,7 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(RATE_LIMIT_OVERRIDES) private readonly overrides: PolicyOverrideStore,
     @Inject(RATE_LIMIT_CHANNEL) private readonly channel: PolicyChannel,
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
+    private readonly audit: AuditLog,
   ) {
     channel.onOverride((name, override) => {
       this.announcedAt.set(name, performance.now());
@@ -80,7 +84,7 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
       return;
     }
     this.warned.delete('refresh');
-    for (const [name, hash] of hashes) this.applyRead(name, hash, started);
+    for (const [name, hash] of hashes) this.applyRead(name, hash, started, true);
   }
 
   /**
@@ -99,8 +103,16 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
     if (hash) this.applyRead(name, hash, started);
   }
 
-  /** Applies an override read that began at `started`, warning once about what it ignores. */
-  private applyRead(name: string, hash: Record<string, string> | Error, started: number): void {
+  /**
+   * Applies an override read that began at `started`, warning once about what it ignores. What
+   * a periodic refresh reads is also how a direct write into the hash reaches the audit log.
+   */
+  private applyRead(
+    name: string,
+    hash: Record<string, string> | Error,
+    started: number,
+    refreshed = false,
+  ): void {
     // A change announced since the read began may be newer than the read: its own read follows.
     if ((this.announcedAt.get(name) ?? -Infinity) > started) return;
     if (hash instanceof Error) {
@@ -123,6 +135,9 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
         );
       }
       this.apply(name, override);
+      if (refreshed && this.hashWrites.read(name, override)) {
+        void this.audit.noticeStored(name, override);
+      }
     } catch (error) {
       // Whatever an operator wrote, a refresh never takes the process down.
       this.warnOnce(

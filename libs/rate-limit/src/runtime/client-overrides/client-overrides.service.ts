@@ -15,6 +15,7 @@ import {
 import { PolicyRegistry } from '../../registry/policy-registry';
 import { encodeClientOverride } from '../../store/client-override-value';
 import type { RateLimitStore } from '../../store/rate-limit-store.interface';
+import { AuditLog } from '../audit/audit-log.service';
 import type { PolicyChannel } from '../policy-channel';
 import type { ClientOverrideIndex, ClientOverrideRecord } from './client-override-index';
 import { clientOverrideProblems } from './client-override-problems';
@@ -33,7 +34,7 @@ export interface ClientOverrideList {
  */
 @Injectable()
 export class ClientOverrides {
-  private readonly logger = new Logger('RateLimitAudit');
+  private readonly logger = new Logger('RateLimit');
 
   constructor(
     private readonly registry: PolicyRegistry,
@@ -43,6 +44,7 @@ export class ClientOverrides {
     @Inject(RATE_LIMIT_CHANNEL) private readonly channel: PolicyChannel,
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
     private readonly inUse: ClientOverridesInUse,
+    private readonly audit: AuditLog,
   ) {
     channel.onClientOverride(() => engine.forgetRejections());
   }
@@ -70,7 +72,13 @@ export class ClientOverrides {
       encodeClientOverride(override),
       override.expiresAt,
     );
-    this.logger.log(`client override set: policy=${policyName} ${describe(record)}`);
+    const { identity: listed, updatedAt: _stamp, ...after } = record;
+    await this.audit.record({
+      policy: policyName,
+      action: 'client-override-set',
+      identity: listed,
+      after,
+    });
     await this.afterWrite(policyName, tag, () => this.index.put(policyName, tag, record));
     return record;
   }
@@ -86,9 +94,11 @@ export class ClientOverrides {
     const [existed] = await this.store.existing([key]);
     await this.store.putClientOverride(key, null);
     if (existed) {
-      this.logger.log(
-        `client override removed: policy=${policyName} identity=${this.config.keys.listedIdentity(tag)}`,
-      );
+      await this.audit.record({
+        policy: policyName,
+        action: 'client-override-remove',
+        identity: this.config.keys.listedIdentity(tag),
+      });
     }
     // Gone from decisions: a listing that could not be updated drops it when next read (its key
     // is gone), so the removal stands and is only logged.
@@ -181,15 +191,4 @@ export class ClientOverrides {
 
 function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
-/** The audit line: what was set, never a raw identity (the listed form only). */
-function describe(record: ClientOverrideRecord): string {
-  const { identity, action, limit, windowMs, burst, expiresAt } = record;
-  const parts = [`identity=${identity}`, `action=${action}`];
-  if (limit !== undefined) parts.push(`limit=${limit}`);
-  if (windowMs !== undefined) parts.push(`windowMs=${windowMs}`);
-  if (burst !== undefined) parts.push(`burst=${burst}`);
-  if (expiresAt !== undefined) parts.push(`expiresAt=${new Date(expiresAt).toISOString()}`);
-  return parts.join(' ');
 }

@@ -1,0 +1,54 @@
+/** What an audit entry records. */
+export type AuditAction =
+  | 'update'
+  | 'clear-override'
+  | 'update-tier'
+  | 'clear-tier-override'
+  | 'reset'
+  | 'client-override-set'
+  | 'client-override-remove'
+  | 'hash-write';
+
+/** Who made the change: the admin API, or a write straight into the policy's Redis hash. */
+export type AuditSource = 'api' | 'hash';
+
+/**
+ * One change of thresholds, one reset or one client override, as the audit log keeps it.
+ * `before`/`after` are the policy's override (null: none, the declared thresholds) for threshold
+ * changes, the client override for client overrides, null for resets.
+ * @publicApi
+ */
+export interface AuditEntry {
+  /** When (epoch ms, the recording instance's clock). */
+  readonly at: number;
+  readonly policy: string;
+  readonly action: AuditAction;
+  readonly tier?: string;
+  /** The identity, as the admin API lists it (resets, client overrides). */
+  readonly identity?: string;
+  readonly before: unknown;
+  readonly after: unknown;
+  /** The instance that made or noticed the change (InstanceHeartbeat.id). */
+  readonly instance: string;
+  readonly source: AuditSource;
+}
+
+/** How many entries the log keeps (the oldest go first). */
+export const AUDIT_CAP = 1_000;
+
+/** An override as comparable, stored JSON: sorted keys, without its `updatedAt` stamp. */
+export function overrideState(override: object | null | undefined): string {
+  if (!override) return 'null';
+  return JSON.stringify(override, (key, value: unknown) => {
+    if (key === 'updatedAt') return undefined;
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      const record = value as Record<string, unknown>;
+      return Object.fromEntries(
+        Object.keys(record)
+          .sort()
+          .map((k) => [k, record[k]]),
+      );
+    }
+    return value;
+  });
+}

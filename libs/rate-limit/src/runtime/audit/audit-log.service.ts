@@ -1,0 +1,92 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { RATE_LIMIT_AUDIT } from '../../rate-limit.constants';
+import { InstanceHeartbeat } from '../instance-heartbeat.service';
+import { overrideState, type AuditAction, type AuditEntry } from './audit-entry';
+import type { AuditStore } from './audit-store';
+
+/** What a caller tells of a change; time, instance and source are added here. */
+export interface AuditedChange {
+  readonly policy: string;
+  readonly action: AuditAction;
+  readonly tier?: string;
+  readonly identity?: string;
+  readonly before?: unknown;
+  readonly after?: unknown;
+}
+
+/**
+ * The audit trail of threshold changes, resets and client overrides: each is logged on the
+ * `RateLimitAudit` logger and appended to a capped log in the store (Redis: shared by every
+ * instance), which the dashboard shows. Recording never fails the change it records: the change
+ * is made by then, so a store failure is logged as a warning.
+ */
+@Injectable()
+export class AuditLog {
+  private readonly logger = new Logger('RateLimitAudit');
+
+  constructor(
+    @Inject(RATE_LIMIT_AUDIT) private readonly store: AuditStore,
+    private readonly heartbeat: InstanceHeartbeat,
+  ) {}
+
+  /** A change made through the admin API. `override`: the policy's override after it, if changed. */
+  async record(change: AuditedChange, override?: object | null): Promise<void> {
+    const entry: AuditEntry = {
+      at: Date.now(),
+      ...change,
+      before: stripStamp(change.before ?? null),
+      after: stripStamp(change.after ?? null),
+      instance: this.heartbeat.id,
+      source: 'api',
+    };
+    this.logger.log(describe(entry));
+    const state = override === undefined ? undefined : overrideState(override);
+    await this.store.append(entry, state).catch((error: unknown) => this.failed(error));
+  }
+
+  /**
+   * The override of a policy as read from its hash: when it differs from the last audited one,
+   * someone wrote the hash directly; the first instance to notice logs it.
+   */
+  async noticeStored(policy: string, override: object | null): Promise<void> {
+    const state = overrideState(override);
+    const entry: Omit<AuditEntry, 'before'> = {
+      at: Date.now(),
+      policy,
+      action: 'hash-write',
+      after: JSON.parse(state) as unknown,
+      instance: this.heartbeat.id,
+      source: 'hash',
+    };
+    try {
+      if (await this.store.appendIfChanged(entry, state)) this.logger.log(describe(entry));
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+
+  /** The newest entries first, of one policy or all, at most `limit`. */
+  async list(policy: string | undefined, limit: number): Promise<AuditEntry[]> {
+    const entries = await this.store.list();
+    return entries.filter((e) => policy === undefined || e.policy === policy).slice(0, limit);
+  }
+
+  private failed(error: unknown): void {
+    this.logger.warn(`Could not append to the audit log: ${(error as Error).message}`);
+  }
+}
+
+function stripStamp(value: unknown): unknown {
+  if (!value || typeof value !== 'object') return value;
+  return JSON.parse(overrideState(value)) as unknown;
+}
+
+/** The log line: never a raw identity (callers pass the listed form), never a token. */
+function describe(entry: Omit<AuditEntry, 'before'> & { before?: unknown }): string {
+  const parts = [`${entry.action}: policy=${entry.policy}`, `source=${entry.source}`];
+  if (entry.tier !== undefined) parts.push(`tier=${entry.tier}`);
+  if (entry.identity !== undefined) parts.push(`identity=${entry.identity}`);
+  if (entry.before !== undefined) parts.push(`before=${JSON.stringify(entry.before)}`);
+  parts.push(`after=${JSON.stringify(entry.after)}`);
+  return parts.join(' ');
+}

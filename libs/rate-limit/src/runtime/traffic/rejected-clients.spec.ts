@@ -1,0 +1,29 @@
+import { RejectedClients } from './rejected-clients';
+
+describe('RejectedClients', () => {
+  it('counts per policy and identity, and take() gives the top and forgets', () => {
+    const clients = new RejectedClients();
+    for (let i = 0; i < 3; i++) clients.add('p', 'a');
+    clients.add('p', 'b');
+    clients.add('q', 'a');
+    expect(clients.take(1)).toEqual(
+      new Map([
+        ['p', [['a', 3]]],
+        ['q', [['a', 1]]],
+      ]),
+    );
+    expect(clients.take(5).size).toBe(0);
+  });
+
+  it('stays bounded under a flood of distinct identities, keeping the heavy hitters', () => {
+    const clients = new RejectedClients(100);
+    for (let i = 0; i < 50; i++) clients.add('p', 'heavy');
+    for (let i = 0; i < 100_000; i++) clients.add('p', `flood-${i}`);
+    for (let i = 0; i < 50; i++) clients.add('p', 'heavy');
+    const [top] = clients.take(1).get('p')!;
+    expect(top).toEqual(['heavy', 100]);
+    const all = new RejectedClients(100);
+    for (let i = 0; i < 10_000; i++) all.add('p', `x-${i % 300}`);
+    expect(all.take(1_000).get('p')!.length).toBeLessThanOrEqual(100);
+  });
+});

@@ -1,0 +1,41 @@
+/** Identities tracked per policy between two flushes; hostile floods of new ones stay bounded. */
+export const MAX_TRACKED_PER_POLICY = 1_000;
+
+/**
+ * This instance's rejections per policy and identity since the last flush: a bounded count.
+ * When a policy's map is full, identities rejected only once are dropped to make room (the
+ * heavy hitters, which the top-k is for, stay); if none can be, a new identity is not tracked.
+ * Work per rejection is O(1) amortised, memory O(policies x MAX_TRACKED_PER_POLICY).
+ */
+export class RejectedClients {
+  private byPolicy = new Map<string, Map<string, number>>();
+
+  constructor(private readonly maxPerPolicy = MAX_TRACKED_PER_POLICY) {}
+
+  add(policy: string, identity: string): void {
+    let counts = this.byPolicy.get(policy);
+    if (!counts) this.byPolicy.set(policy, (counts = new Map()));
+    const known = counts.get(identity);
+    if (known !== undefined) {
+      counts.set(identity, known + 1);
+      return;
+    }
+    if (counts.size >= this.maxPerPolicy && !makeRoom(counts, this.maxPerPolicy)) return;
+    counts.set(identity, 1);
+  }
+
+  /** The `top` most rejected identities of each policy, highest first; forgets everything. */
+  take(top: number): Map<string, [identity: string, rejected: number][]> {
+    const taken = new Map<string, [string, number][]>();
+    for (const [policy, counts] of this.byPolicy) {
+      taken.set(policy, [...counts].sort((a, b) => b[1] - a[1]).slice(0, top));
+    }
+    this.byPolicy = new Map();
+    return taken;
+  }
+}
+
+function makeRoom(counts: Map<string, number>, max: number): boolean {
+  for (const [identity, count] of counts) if (count <= 1) counts.delete(identity);
+  return counts.size < max;
+}

@@ -1,0 +1,159 @@
+import type { INestApplication } from '@nestjs/common';
+import Redis from 'ioredis';
+import request from 'supertest';
+import { InstanceHeartbeat } from '../libs/rate-limit/src/runtime/instance-heartbeat.service';
+import { PolicySync } from '../libs/rate-limit/src/runtime/policy-sync.service';
+import { TrafficRecorder } from '../libs/rate-limit/src/runtime/traffic/traffic-recorder.service';
+import {
+  startTestRedis,
+  uniquePrefix,
+  type TestRedis,
+} from '../libs/rate-limit/test/support/redis-test-server';
+import { within } from '../libs/rate-limit/test/support/within';
+import { createDemoApp } from './utils/create-demo-app';
+
+/**
+ * What the dashboard reads, on TWO demo instances sharing one Redis: traffic and rejected
+ * clients summed over both, the audit log of both instances' changes (and of a direct hash
+ * write, logged once), the live instances.
+ */
+const TOKEN = 'e2e-admin-token-0123456789abcdefghij';
+const auth = { Authorization: `Bearer ${TOKEN}` };
+const POLICY = 'demo.plan';
+
+describe('dashboard data across two demo instances', () => {
+  let redis: TestRedis;
+  let raw: Redis;
+  let a: INestApplication;
+  let b: INestApplication;
+  let prefix: string;
+
+  const hit = (app: INestApplication, ip: string) =>
+    request(app.getHttpServer()).get('/api/plan').set('X-Forwarded-For', ip);
+  const hits = async (app: INestApplication, ip: string, n: number) => {
+    for (let i = 0; i < n; i++) await hit(app, ip);
+  };
+  const admin = (app: INestApplication, path: string) =>
+    request(app.getHttpServer()).get(path).set(auth);
+  const flushBoth = () => Promise.all([a, b].map((app) => app.get(TrafficRecorder).flush()));
+  const sum = (values: number[]) => values.reduce((x, y) => x + y, 0);
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    raw = new Redis(redis.url);
+  });
+  afterAll(async () => {
+    raw.disconnect();
+    await redis.close();
+  });
+  beforeEach(async () => {
+    prefix = uniquePrefix();
+    const env = {
+      REDIS_URL: redis.url,
+      RATE_LIMIT_KEY_PREFIX: prefix,
+      ADMIN_TOKEN: TOKEN,
+      RATE_LIMIT_TIMEOUT_MS: '2000',
+      RATE_LIMIT_POLICY_REFRESH_MS: '100',
+      RATE_LIMIT_STATS_FLUSH_MS: '60000',
+      TRUST_PROXY: 'loopback',
+    };
+    [a, b] = await Promise.all([createDemoApp(env), createDemoApp(env)]);
+  });
+  afterEach(async () => {
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('sums traffic of both instances per 10 s bucket, per policy and in the overview', async () => {
+    await hits(a, '198.51.100.1', 7); // 5 allowed, 2 rejected
+    await hits(b, '198.51.100.2', 3); // 3 allowed
+    await flushBoth();
+    const one = (await admin(b, `/admin/policies/${POLICY}/traffic?minutes=5`).expect(200)).body;
+    expect(one.bucketMs).toBe(10_000);
+    expect(one.allowed).toHaveLength(30);
+    expect(one.end - one.start).toBe(300_000);
+    expect([sum(one.allowed), sum(one.rejected), sum(one.shadowRejected)]).toEqual([8, 2, 0]);
+    const all = (await admin(a, '/admin/traffic?minutes=60').expect(200)).body;
+    expect(all.policies[POLICY].allowed).toHaveLength(360);
+    expect(sum(all.policies[POLICY].allowed)).toBe(8);
+    expect(sum(all.policies['demo.fixed-window'].allowed)).toBe(0);
+  });
+
+  it('ranks the most rejected clients over both instances, as the admin API lists them', async () => {
+    await hits(a, '198.51.100.7', 9); // 4 rejected on a
+    await hits(b, '198.51.100.7', 3); // 3 more on b
+    await hits(b, '198.51.100.8', 6); // 1 rejected
+    await hits(a, '198.51.100.9', 5); // none
+    await flushBoth();
+    const top = (await admin(a, `/admin/policies/${POLICY}/top-rejected`).expect(200)).body;
+    expect(top).toEqual({
+      minutes: 5,
+      items: [
+        { identity: 'ip:198.51.100.7', rejected: 7 },
+        { identity: 'ip:198.51.100.8', rejected: 1 },
+      ],
+    });
+  });
+
+  it('keeps an audit log of changes and resets made on either instance, and of direct hash writes once', async () => {
+    await request(a.getHttpServer())
+      .patch(`/admin/policies/${POLICY}`)
+      .set(auth)
+      .send({ limit: 9 })
+      .expect(200);
+    await request(b.getHttpServer())
+      .delete(`/admin/policies/${POLICY}/keys/${encodeURIComponent('ip:198.51.100.3')}`)
+      .set(auth)
+      .expect(204);
+    const entries = (await admin(b, `/admin/audit?policy=${POLICY}`).expect(200)).body.items;
+    expect(entries.map((e: { action: string }) => e.action)).toEqual(['reset', 'update']);
+    const [reset, update] = entries;
+    expect(update).toMatchObject({
+      policy: POLICY,
+      before: null,
+      after: { limit: 9 },
+      source: 'api',
+    });
+    expect(update.after.updatedAt).toBeUndefined();
+    expect(reset).toMatchObject({ identity: 'ip:198.51.100.3', source: 'api' });
+    expect(update.instance).toBe(a.get(InstanceHeartbeat).id);
+    expect(reset.instance).toBe(b.get(InstanceHeartbeat).id);
+
+    await raw.hset(`${prefix}:policy:${POLICY}`, 'limit', '11');
+    const hashWrites = async () =>
+      (await admin(a, `/admin/audit?policy=${POLICY}`).expect(200)).body.items.filter(
+        (e: { source: string }) => e.source === 'hash',
+      );
+    await within(5_000, async () => (await hashWrites()).length > 0);
+    // Three more refreshes on each instance: every one of them has read the new state twice.
+    for (let i = 0; i < 3; i++) {
+      await Promise.all([a, b].map((app) => app.get(PolicySync).refresh()));
+    }
+    const [written] = await hashWrites();
+    expect(written).toMatchObject({
+      action: 'hash-write',
+      before: { limit: 9 },
+      after: { limit: 11 },
+    });
+    expect(await hashWrites()).toHaveLength(1);
+  });
+
+  it('lists both live instances, the answering one marked', async () => {
+    const view = (await admin(a, '/admin/instances').expect(200)).body;
+    expect(view.redis).toBe('up');
+    const ids = [a, b].map((app) => app.get(InstanceHeartbeat).id);
+    expect(view.instances.map((i: { id: string }) => i.id).sort()).toEqual([...ids].sort());
+    const self = view.instances.find((i: { self: boolean }) => i.self);
+    expect(self).toMatchObject({ id: ids[0], store: 'redis', breaker: 'closed', fallback: false });
+    expect(self.version).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('validates queries and names, behind the token', async () => {
+    await request(a.getHttpServer()).get('/admin/traffic').expect(401);
+    await admin(a, '/admin/traffic?minutes=0').expect(400);
+    await admin(a, '/admin/traffic?minutes=61').expect(400);
+    await admin(a, `/admin/policies/${POLICY}/top-rejected?minutes=11`).expect(400);
+    await admin(a, '/admin/policies/nope/traffic').expect(404);
+    await admin(a, '/admin/audit?policy=nope').expect(404);
+    await admin(a, '/admin/audit?limit=0').expect(400);
+  });
+});
