@@ -109,11 +109,10 @@ describe('dashboard data across two demo instances', () => {
     const [reset, update] = entries;
     expect(update).toMatchObject({
       policy: POLICY,
-      before: null,
-      after: { limit: 9 },
+      before: { algo: 'fixed-window', limit: 5, windowMs: 10_000, mode: 'enforce', enabled: true },
+      after: { limit: 9, windowMs: 10_000, tiers: { pro: { limit: 20 } } },
       source: 'api',
     });
-    expect(update.after.updatedAt).toBeUndefined();
     expect(reset).toMatchObject({ identity: 'ip:198.51.100.3', source: 'api' });
     expect(update.instance).toBe(a.get(InstanceHeartbeat).id);
     expect(reset.instance).toBe(b.get(InstanceHeartbeat).id);

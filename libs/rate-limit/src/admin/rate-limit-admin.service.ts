@@ -19,6 +19,7 @@ import {
 } from '../registry/policy-registry';
 import type { AuditAction } from '../runtime/audit/audit-entry';
 import { AuditLog } from '../runtime/audit/audit-log.service';
+import { auditedThresholds } from '../runtime/audit/audited-thresholds';
 import { ClientOverrides } from '../runtime/client-overrides/client-overrides.service';
 import { parseOverrideHash, tierField } from '../runtime/policy-override-codec';
 import type { PolicyOverrideStore } from '../runtime/policy-override-store';
@@ -71,7 +72,7 @@ export class RateLimitAdminService {
     // changed it since this one last read it), before anything is written.
     const current = await this.storedOverride(name);
     this.checkResult(name, { ...current, ...patch });
-    return this.write(name, patch, [], { action: 'update', before: current });
+    return this.write(name, patch, [], { action: 'update' });
   }
 
   /** Sets the changed thresholds of one tier, as `update` does for the policy. */
@@ -80,11 +81,7 @@ export class RateLimitAdminService {
     const current = await this.storedOverride(name);
     const tiers = { ...current?.tiers, [tier]: { ...current?.tiers?.[tier], ...patch } };
     this.checkResult(name, { ...current, tiers });
-    return this.write(name, { tiers: { [tier]: patch } }, [], {
-      action: 'update-tier',
-      tier,
-      before: current,
-    });
+    return this.write(name, { tiers: { [tier]: patch } }, [], { action: 'update-tier', tier });
   }
 
   /** Back to the tier's declared thresholds (the policy's own override stays). */
@@ -98,7 +95,7 @@ export class RateLimitAdminService {
     );
     this.checkResult(name, { ...current, tiers });
     const removed = TIER_THRESHOLDS.map((field) => tierField(tier, field));
-    return this.write(name, {}, removed, { action: 'clear-tier-override', tier, before: current });
+    return this.write(name, {}, removed, { action: 'clear-tier-override', tier });
   }
 
   /** The override as stored now (another instance or redis-cli may have changed it since). */
@@ -122,15 +119,23 @@ export class RateLimitAdminService {
     name: string,
     patch: PolicyOverride,
     removed: readonly string[],
-    audited: { action: AuditAction; tier?: string; before: PolicyOverride | null },
+    audited: { action: AuditAction; tier?: string },
   ): Promise<PolicyView> {
     const fields = { ...patch, updatedAt: Date.now() };
     const before = this.registry.effective(name)!;
     const override = await writing(() => this.overrides.update(name, fields, removed));
-    await this.audit.record({ policy: name, ...audited, after: override }, override);
     // Checked before writing; a change another writer made meanwhile may still spoil the whole.
     const problem = this.registry.applyOverride(name, override);
     if (problem) this.logger.warn(`The override of "${name}" as stored is not applied: ${problem}`);
+    await this.audit.record(
+      {
+        policy: name,
+        ...audited,
+        before: auditedThresholds(before),
+        after: auditedThresholds(this.registry.effective(name)!),
+      },
+      override,
+    );
     await this.shortenIfNeeded(name, before);
     return this.get(name);
   }
@@ -138,13 +143,17 @@ export class RateLimitAdminService {
   async clearOverride(name: string): Promise<PolicyView> {
     this.known(name);
     const before = this.registry.effective(name)!;
-    const stored = await this.storedOverride(name).catch(() => null);
     await writing(() => this.overrides.clear(name));
+    this.registry.applyOverride(name, null);
     await this.audit.record(
-      { policy: name, action: 'clear-override', before: stored, after: null },
+      {
+        policy: name,
+        action: 'clear-override',
+        before: auditedThresholds(before),
+        after: auditedThresholds(this.registry.effective(name)!),
+      },
       null,
     );
-    this.registry.applyOverride(name, null);
     await this.shortenIfNeeded(name, before);
     return this.get(name);
   }

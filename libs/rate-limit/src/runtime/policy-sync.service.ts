@@ -14,6 +14,7 @@ import {
 } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
 import { AuditLog } from './audit/audit-log.service';
+import { auditedThresholds } from './audit/audited-thresholds';
 import { HashWriteWatch } from './audit/hash-write-watch';
 import { parseOverrideHash } from './policy-override-codec';
 import type { PolicyChannel } from './policy-channel';
@@ -134,10 +135,10 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
           `Ignored invalid fields in the override of "${name}": ${problems.join(', ')}`,
         );
       }
+      const thresholds = () => auditedThresholds(this.registry.effective(name)!);
+      const before = refreshed ? this.hashWrites.read(name, override, thresholds) : undefined;
       this.apply(name, override);
-      if (refreshed && this.hashWrites.read(name, override)) {
-        void this.audit.noticeStored(name, override);
-      }
+      if (before !== undefined) void this.audit.noticeStored(name, override, before, thresholds());
     } catch (error) {
       // Whatever an operator wrote, a refresh never takes the process down.
       this.warnOnce(

@@ -14,7 +14,7 @@ export type AuditSource = 'api' | 'hash';
 
 /**
  * One change of thresholds, one reset or one client override, as the audit log keeps it.
- * `before`/`after` are the policy's override (null: none, the declared thresholds) for threshold
+ * `before`/`after` are the policy's thresholds in force (AuditedThresholds) for threshold
  * changes, the client override for client overrides, null for resets.
  * @publicApi
  */

@@ -29,7 +29,10 @@ export class AuditLog {
     private readonly heartbeat: InstanceHeartbeat,
   ) {}
 
-  /** A change made through the admin API. `override`: the policy's override after it, if changed. */
+  /**
+   * A change made through the admin API. `override`: the policy's override as stored after it,
+   * when the change was one (so that refreshes do not take it for a direct write).
+   */
   async record(change: AuditedChange, override?: object | null): Promise<void> {
     const entry: AuditEntry = {
       at: Date.now(),
@@ -45,21 +48,29 @@ export class AuditLog {
   }
 
   /**
-   * The override of a policy as read from its hash: when it differs from the last audited one,
-   * someone wrote the hash directly; the first instance to notice logs it.
+   * The override of a policy as read from its hash, and its thresholds before and after it was
+   * applied: when the override differs from the last audited one, someone wrote the hash
+   * directly; the first instance to notice logs it.
    */
-  async noticeStored(policy: string, override: object | null): Promise<void> {
-    const state = overrideState(override);
-    const entry: Omit<AuditEntry, 'before'> = {
+  async noticeStored(
+    policy: string,
+    override: object | null,
+    before: unknown,
+    after: unknown,
+  ): Promise<void> {
+    const entry: AuditEntry = {
       at: Date.now(),
       policy,
       action: 'hash-write',
-      after: JSON.parse(state) as unknown,
+      before,
+      after,
       instance: this.heartbeat.id,
       source: 'hash',
     };
     try {
-      if (await this.store.appendIfChanged(entry, state)) this.logger.log(describe(entry));
+      if (await this.store.appendIfChanged(entry, overrideState(override))) {
+        this.logger.log(describe(entry));
+      }
     } catch (error) {
       this.failed(error);
     }
@@ -82,11 +93,11 @@ function stripStamp(value: unknown): unknown {
 }
 
 /** The log line: never a raw identity (callers pass the listed form), never a token. */
-function describe(entry: Omit<AuditEntry, 'before'> & { before?: unknown }): string {
+function describe(entry: AuditEntry): string {
   const parts = [`${entry.action}: policy=${entry.policy}`, `source=${entry.source}`];
   if (entry.tier !== undefined) parts.push(`tier=${entry.tier}`);
   if (entry.identity !== undefined) parts.push(`identity=${entry.identity}`);
-  if (entry.before !== undefined) parts.push(`before=${JSON.stringify(entry.before)}`);
+  parts.push(`before=${JSON.stringify(entry.before)}`);
   parts.push(`after=${JSON.stringify(entry.after)}`);
   return parts.join(' ');
 }

@@ -2,22 +2,27 @@ import { overrideState } from './audit-entry';
 import { HashWriteWatch } from './hash-write-watch';
 
 describe('HashWriteWatch', () => {
-  it('asks about a state once it was read twice in a row, and only once', () => {
+  it('reports a state read twice in a row, once, with the thresholds before its first read', () => {
     const watch = new HashWriteWatch();
-    expect(watch.read('p', { limit: 5 })).toBe(false);
-    expect(watch.read('p', { limit: 5 })).toBe(true);
-    expect(watch.read('p', { limit: 5 })).toBe(false);
-    expect(watch.read('p', { limit: 6 })).toBe(false);
-    expect(watch.read('p', { limit: 6 })).toBe(true);
-    expect(watch.read('p', null)).toBe(false);
-    expect(watch.read('p', null)).toBe(true);
+    let limit = 5;
+    const now = () => ({ limit });
+    expect(watch.read('p', { limit: 6 }, now)).toBeUndefined();
+    limit = 6; // applied
+    expect(watch.read('p', { limit: 6 }, now)).toEqual({ limit: 5 });
+    expect(watch.read('p', { limit: 6 }, now)).toBeUndefined();
+    expect(watch.read('p', { limit: 7 }, now)).toBeUndefined();
+    limit = 7;
+    expect(watch.read('p', { limit: 7 }, now)).toEqual({ limit: 6 });
+    expect(watch.read('p', null, now)).toBeUndefined();
+    expect(watch.read('p', null, now)).toEqual({ limit: 7 });
   });
 
   it('tells policies apart', () => {
     const watch = new HashWriteWatch();
-    watch.read('p', { limit: 5 });
-    expect(watch.read('q', { limit: 5 })).toBe(false);
-    expect(watch.read('p', { limit: 5 })).toBe(true);
+    const now = () => 'before';
+    watch.read('p', { limit: 5 }, now);
+    expect(watch.read('q', { limit: 5 }, now)).toBeUndefined();
+    expect(watch.read('p', { limit: 5 }, now)).toBe('before');
   });
 });
 

@@ -11,12 +11,12 @@ export class MemoryAuditStore implements AuditStore {
     this.push(entry);
   }
 
-  async appendIfChanged(entry: Omit<AuditEntry, 'before'>, state: string): Promise<boolean> {
+  async appendIfChanged(entry: AuditEntry, state: string): Promise<boolean> {
     const before = this.seen.get(entry.policy);
     if (before === state) return false;
     this.seen.set(entry.policy, state);
     if (before === undefined) return false;
-    this.push({ ...entry, before: JSON.parse(before) as unknown });
+    this.push(entry);
     return true;
   }
 

@@ -26,10 +26,8 @@ export class RedisAuditStore implements AuditStore {
     await this.run(['api', entry.policy, state, JSON.stringify(entry), AUDIT_CAP]);
   }
 
-  async appendIfChanged(entry: Omit<AuditEntry, 'before'>, state: string): Promise<boolean> {
-    const json = JSON.stringify(entry);
-    const open = json.slice(0, -1);
-    return (await this.run(['hash', entry.policy, state, open, AUDIT_CAP])) === 1;
+  async appendIfChanged(entry: AuditEntry, state: string): Promise<boolean> {
+    return (await this.run(['hash', entry.policy, state, JSON.stringify(entry), AUDIT_CAP])) === 1;
   }
 
   async list(): Promise<AuditEntry[]> {

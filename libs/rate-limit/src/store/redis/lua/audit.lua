@@ -10,23 +10,19 @@
 --   ARGV[2]  the policy name
 --   ARGV[3]  the policy's override state after the change (canonical JSON), or '' (none to keep:
 --            a reset or a client override)
---   ARGV[4]  'api': the whole entry; 'hash': the entry without its closing brace and without
---            "before", which is the state kept until now
+--   ARGV[4]  the entry (JSON)
 --   ARGV[5]  how many entries the log keeps
 -- Output
 --   1 when an entry was appended, 0 when not (the state was already audited, or it is the first
 --   state seen for the policy: a baseline, not a change).
-local entry
 if ARGV[1] == 'hash' then
   local before = redis.call('HGET', KEYS[2], ARGV[2])
   if before == ARGV[3] then return 0 end
   redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
   if not before then return 0 end
-  entry = ARGV[4] .. ',"before":' .. before .. '}'
-else
-  if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], ARGV[2], ARGV[3]) end
-  entry = ARGV[4]
+elseif ARGV[3] ~= '' then
+  redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 end
-redis.call('LPUSH', KEYS[1], entry)
+redis.call('LPUSH', KEYS[1], ARGV[4])
 redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[5]) - 1)
 return 1
