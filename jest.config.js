@@ -83,13 +83,14 @@ module.exports = {
       ...shared,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      testPathIgnorePatterns: ['<rootDir>/test/load/'],
+      testPathIgnorePatterns: ['<rootDir>/test/load/', '<rootDir>/test/browser/'],
     },
     {
-      // The demo as separate processes (`node dist/apps/demo/main.js`), built once beforehand.
+      // The demo as separate processes (`node dist/apps/demo/main.js`), built once beforehand;
+      // the dashboard's browser tests (test/browser) drive Chromium against such processes.
       ...shared,
       displayName: 'load',
-      testMatch: ['<rootDir>/test/load/**/*.e2e-spec.ts'],
+      testMatch: ['<rootDir>/test/load/**/*.e2e-spec.ts', '<rootDir>/test/browser/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/demo-build.ts',
     },
   ],

@@ -1,0 +1,70 @@
+import { confirmed, useAction } from '../action';
+import { enc, request } from '../api';
+import { fmtCount } from '../format';
+import { usePoll } from '../poll';
+import type { TopRejected as Top } from '../types';
+import { ActionStatus } from './ActionStatus';
+import { LoadState } from './LoadState';
+import { TableWrap } from './TableWrap';
+
+export const resetKey = (base: string, identity: string) =>
+  request<void>(`${base}/keys/${enc(identity)}`, { method: 'DELETE' });
+
+export function TopRejected({ base }: { base: string }) {
+  const top = usePoll<Top>(`top:${base}`, () => request(`${base}/top-rejected?minutes=5`));
+  const action = useAction();
+
+  const reset = async (identity: string) => {
+    if (!confirmed(`Reset the usage of ${identity}? It may send requests again at once.`)) return;
+    if (await action.run(() => resetKey(base, identity), `Reset ${identity}.`)) void top.refresh();
+  };
+
+  const items = top.data?.items ?? [];
+  return (
+    <>
+      <LoadState polled={top} what="the most rejected clients" />
+      {top.data && items.length === 0 && (
+        <p class="muted">No client was rejected in the last 5 minutes.</p>
+      )}
+      {items.length > 0 && (
+        <TableWrap label="Most rejected clients">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Client</th>
+                <th scope="col" class="num">
+                  Rejected
+                </th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((i) => (
+                <tr key={i.identity} data-testid="top-row">
+                  <th scope="row">
+                    <code class="identity">{i.identity}</code>
+                  </th>
+                  <td class="num">{fmtCount(i.rejected)}</td>
+                  <td class="actions">
+                    <button
+                      type="button"
+                      class="small"
+                      data-testid="reset-top"
+                      disabled={action.busy}
+                      onClick={() => reset(i.identity)}
+                    >
+                      Reset<span class="sr-only"> {i.identity}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+      <ActionStatus action={action} />
+    </>
+  );
+}

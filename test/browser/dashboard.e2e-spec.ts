@@ -1,0 +1,171 @@
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import {
+  startTestRedis,
+  uniquePrefix,
+  type TestRedis,
+} from '../../libs/rate-limit/test/support/redis-test-server';
+import { within } from '../../libs/rate-limit/test/support/within';
+import { ROOT } from '../support/demo-build';
+import { startDemoProcess, type DemoProcess } from '../support/demo-process';
+import { launchChromium, seriousViolations, shownNumber } from './chromium';
+
+/**
+ * The operator dashboard as an operator uses it: Debian's Chromium (headless, playwright-core)
+ * against TWO demo processes (`node dist/apps/demo/main.js`) on one redis-server. The page is
+ * opened on instance A; traffic and checks go to instance B, so what the page shows and
+ * changes is proven across instances. Screenshots for the README go to docs/.
+ */
+jest.setTimeout(90_000);
+
+const TOKEN = 'browser-admin-token-0123456789abcdefgh';
+const AUTH = { Authorization: `Bearer ${TOKEN}` };
+const POLICY = 'demo.fixed-window';
+
+describe('operator dashboard in Chromium, two demo processes on one Redis', () => {
+  let redis: TestRedis;
+  let a: DemoProcess;
+  let b: DemoProcess;
+  let browser: Browser;
+
+  const api = async (demo: DemoProcess, path: string) => {
+    const res = await demo.get(path, AUTH);
+    expect(res.status).toBe(200);
+    return JSON.parse(res.body);
+  };
+  const hit = async (demo: DemoProcess, ip: string) =>
+    (await demo.get('/api/fixed-window', { 'X-Forwarded-For': ip })).status;
+  const hits = async (demo: DemoProcess, ip: string, n: number) => {
+    const statuses: number[] = [];
+    for (let i = 0; i < n; i++) statuses.push(await hit(demo, ip));
+    return statuses;
+  };
+
+  /**
+   * A fresh browser context (its own sessionStorage) on instance A, signed in with `token`;
+   * close it with `done(page)`.
+   */
+  async function signedIn(token = TOKEN, width = 1280): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    const page = await context.newPage();
+    page.on('dialog', (dialog) => void dialog.accept());
+    await page.goto(`${a.url}/admin/dashboard`);
+    await page.getByTestId('token-input').fill(token);
+    await page.getByTestId('token-input').press('Enter');
+    if (token === TOKEN) await page.getByTestId(`policy-row-${POLICY}`).waitFor();
+    return page;
+  }
+  const done = (page: Page) => page.context().close();
+  const openPolicy = async (page: Page) => {
+    await page.goto(`${a.url}/admin/dashboard/#/policies/${POLICY}`);
+    await page.getByTestId('threshold-form').waitFor();
+  };
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    const env = {
+      REDIS_URL: redis.url,
+      RATE_LIMIT_KEY_PREFIX: uniquePrefix('dash'),
+      ADMIN_TOKEN: TOKEN,
+      TRUST_PROXY: 'loopback',
+      RATE_LIMIT_STATS_FLUSH_MS: '500',
+      RATE_LIMIT_POLICY_REFRESH_MS: '500',
+    };
+    [a, b, browser] = await Promise.all([
+      startDemoProcess(env),
+      startDemoProcess(env),
+      launchChromium(),
+    ]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all([a?.stop(), b?.stop()]);
+    await redis?.close();
+  });
+
+  it('refuses a wrong token, then shows every policy; no serious accessibility violation', async () => {
+    const refused = await signedIn('not-the-token-but-long-enough-0123456789');
+    await refused.getByTestId('login-error').waitFor({ state: 'visible' });
+    expect(await refused.getByTestId('login-error').textContent()).toMatch(/wrong token/i);
+    expect(await refused.evaluate('location.href')).not.toContain(TOKEN);
+    await done(refused);
+
+    for (let i = 0; i < 4; i++) await hits(b, `198.51.100.${i}`, 7);
+    const page = await signedIn();
+    const names: string[] = (await api(b, '/admin/policies')).map((p: { name: string }) => p.name);
+    for (const name of names) await page.getByTestId(`policy-row-${name}`).waitFor();
+    expect(await page.locator('[data-testid^="policy-row-"]').count()).toBe(names.length);
+    // The token lives in sessionStorage only: never in the URL or localStorage.
+    // (Expressions, not functions: they run in the page, whose globals Node's types lack.)
+    expect(await page.evaluate('Object.values(sessionStorage)')).toContain(TOKEN);
+    expect(await page.evaluate('JSON.stringify(localStorage) + location.href')).not.toContain(
+      TOKEN,
+    );
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(ROOT, 'docs', 'dashboard-overview.png'), fullPage: true });
+    await done(page);
+  });
+
+  it('moves the chart and the counts with traffic on the other instance', async () => {
+    const page = await signedIn();
+    await openPolicy(page);
+    await page.getByTestId('policy-allowed').waitFor();
+    const before = await shownNumber(page, 'policy-allowed');
+    const chartBefore = Number(await page.getByTestId('traffic-chart').getAttribute('data-total'));
+    for (let i = 0; i < 6; i++) await hits(b, `203.0.113.${i}`, 8); // 30 allowed, 18 rejected
+    await within(15_000, async () => (await shownNumber(page, 'policy-allowed')) >= before + 30);
+    await within(15_000, async () => {
+      const total = Number(await page.getByTestId('traffic-chart').getAttribute('data-total'));
+      return total >= chartBefore + 48;
+    });
+    expect(await shownNumber(page, 'policy-rejected')).toBeGreaterThanOrEqual(18);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(ROOT, 'docs', 'dashboard-policy.png'), fullPage: true });
+    await done(page);
+  });
+
+  it('shows the API message for an invalid limit and changes nothing; a valid one holds on the other instance', async () => {
+    const page = await signedIn();
+    await openPolicy(page);
+    await page.getByTestId('field-limit').fill('0');
+    await page.getByTestId('save-thresholds').click();
+    await page.getByTestId('threshold-error').waitFor({ state: 'visible' });
+    expect(await page.getByTestId('threshold-error').textContent()).toMatch(/limit must/);
+    expect((await api(b, `/admin/policies/${POLICY}`)).limit).toBe(5);
+
+    await page.getByTestId('field-limit').fill('3');
+    await page.getByTestId('save-thresholds').click();
+    await within(5_000, async () => (await api(a, `/admin/policies/${POLICY}`)).limit === 3);
+    await within(2_000, async () => (await api(b, `/admin/policies/${POLICY}`)).limit === 3);
+    expect(await hits(b, '192.0.2.77', 5)).toEqual([200, 200, 200, 429, 429]);
+    await done(page);
+  });
+
+  it('resets a blocked client, which then passes; the audit log shows the change and the reset', async () => {
+    const ip = '192.0.2.99';
+    expect((await hits(b, ip, 6)).slice(-1)).toEqual([429]);
+    const page = await signedIn();
+    await openPolicy(page);
+    await page.getByTestId('client-search').fill(`ip:${ip}`);
+    const row = page.getByTestId('client-row').filter({ hasText: ip });
+    await row.waitFor();
+    await row.getByTestId('reset-client').click();
+    await within(5_000, async () => (await hit(b, ip)) === 200);
+    const audit = page.getByTestId('audit-row');
+    await within(15_000, async () => {
+      const text = (await audit.allTextContents()).join('\n');
+      return /Client reset/.test(text) && /Thresholds changed/.test(text) && text.includes(ip);
+    });
+    await done(page);
+  });
+
+  it('shows a banner when Redis goes down', async () => {
+    const page = await signedIn();
+    await page.getByTestId(`policy-row-${POLICY}`).waitFor();
+    expect(await page.getByTestId('redis-banner').isVisible()).toBe(false);
+    await redis.stop();
+    await page.getByTestId('redis-banner').waitFor({ state: 'visible', timeout: 20_000 });
+    expect(await page.getByTestId('redis-banner').textContent()).toMatch(/redis/i);
+    await done(page);
+  });
+});
