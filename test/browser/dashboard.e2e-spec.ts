@@ -106,10 +106,37 @@ describe('operator dashboard in Chromium, two demo processes on one Redis', () =
     await done(page);
   });
 
-  it('moves the chart and the counts with traffic on the other instance', async () => {
+  it('fits a phone screen: nothing wider than the viewport', async () => {
+    const page = await signedIn(TOKEN, 390);
+    const overflow = () => page.evaluate('document.documentElement.scrollWidth - innerWidth');
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await openPolicy(page);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    await done(page);
+  });
+
+  it('moves the chart and the counts with traffic on the other instance, without moving the layout', async () => {
     const page = await signedIn();
     await openPolicy(page);
     await page.getByTestId('policy-allowed').waitFor();
+    // Layout shifts from now on (the page has loaded): refreshes must not move the page. Rows
+    // re-ranked inside a polled list's fixed-height scroll box (.panel-body) move nothing else.
+    await page.evaluate(`(() => {
+      window.__shifts = [];
+      const outsideLists = (source) => {
+        const node = source.node && (source.node.closest ? source.node : source.node.parentElement);
+        return node && !node.closest('.panel-body');
+      };
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) {
+          if (entry.hadRecentInput || !entry.sources.some(outsideLists)) continue;
+          window.__shifts.push(entry.value + ' ' + entry.sources
+            .map((s) => (s.node && s.node.outerHTML ? s.node.outerHTML.slice(0, 80) : String(s.node)))
+            .join(' | '));
+        }
+      }).observe({ type: 'layout-shift' });
+    })()`);
     const before = await shownNumber(page, 'policy-allowed');
     const chartBefore = Number(await page.getByTestId('traffic-chart').getAttribute('data-total'));
     for (let i = 0; i < 6; i++) await hits(b, `203.0.113.${i}`, 8); // 30 allowed, 18 rejected
@@ -119,7 +146,11 @@ describe('operator dashboard in Chromium, two demo processes on one Redis', () =
       return total >= chartBefore + 48;
     });
     expect(await shownNumber(page, 'policy-rejected')).toBeGreaterThanOrEqual(18);
+    expect(await page.evaluate('window.__shifts')).toEqual([]);
     expect(await seriousViolations(page)).toEqual([]);
+    // The README's picture of a policy under load: clients with state listed too.
+    for (let i = 10; i < 14; i++) await hits(b, `203.0.113.${i}`, 7);
+    await page.getByTestId('client-row').first().waitFor({ timeout: 15_000 });
     await page.screenshot({ path: join(ROOT, 'docs', 'dashboard-policy.png'), fullPage: true });
     await done(page);
   });

@@ -79,78 +79,80 @@ export function ClientsPanel({ base }: { base: string }) {
         </button>
       </div>
       <ActionStatus action={action} testId="client-action-status" />
-      <LoadState polled={first} what="clients" />
-      {first.data && shown.length === 0 && (
-        <p class="muted">
-          {needle
-            ? 'No listed client matches.'
-            : 'No client has state under this policy right now.'}
-        </p>
-      )}
-      {shown.length > 0 && (
-        <TableWrap label="Usage per client">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Client</th>
-                <th scope="col" class="num">
-                  Used
-                </th>
-                <th scope="col" class="num">
-                  Remaining
-                </th>
-                <th scope="col">Resets in</th>
-                <th scope="col">Blocked</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((k) => (
-                <tr
-                  key={k.identity}
-                  data-testid="client-row"
-                  class={k.blockedMs > 0 ? 'blocked' : undefined}
-                >
-                  <th scope="row">
-                    <code class="identity">{k.identity}</code>
+      <div class="panel-body">
+        <LoadState polled={first} what="clients" />
+        {first.data && shown.length === 0 && (
+          <p class="muted">
+            {needle
+              ? 'No listed client matches.'
+              : 'No client has state under this policy right now.'}
+          </p>
+        )}
+        {shown.length > 0 && (
+          <TableWrap label="Usage per client">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Client</th>
+                  <th scope="col" class="num">
+                    Used
                   </th>
-                  <td class="num">{fmtCount(k.used)}</td>
-                  <td class="num">{fmtCount(k.remaining)}</td>
-                  <td>{fmtDuration(k.resetMs)}</td>
-                  <td>
-                    {k.blockedMs > 0 ? (
-                      <span class="badge badge-bad">blocked {fmtDuration(k.blockedMs)}</span>
-                    ) : (
-                      'no'
-                    )}
-                  </td>
-                  <td class="actions">
-                    <button
-                      type="button"
-                      class="small"
-                      data-testid="reset-client"
-                      disabled={action.busy}
-                      onClick={() => reset(k.identity)}
-                    >
-                      Reset<span class="sr-only"> {k.identity}</span>
-                    </button>
-                  </td>
+                  <th scope="col" class="num">
+                    Remaining
+                  </th>
+                  <th scope="col">Resets in</th>
+                  <th scope="col">Blocked</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
-      )}
-      {cursor !== null && (
-        <div class="buttons">
-          <button type="button" class="secondary" disabled={paging.busy} onClick={loadMore}>
-            {paging.busy ? 'Loading…' : 'More clients'}
-          </button>
-        </div>
-      )}
-      <ActionStatus action={paging} />
+              </thead>
+              <tbody>
+                {shown.map((k) => (
+                  <tr
+                    key={k.identity}
+                    data-testid="client-row"
+                    class={k.blockedMs > 0 ? 'blocked' : undefined}
+                  >
+                    <th scope="row">
+                      <code class="identity">{k.identity}</code>
+                    </th>
+                    <td class="num">{fmtCount(k.used)}</td>
+                    <td class="num">{fmtCount(k.remaining)}</td>
+                    <td>{fmtDuration(k.resetMs)}</td>
+                    <td>
+                      {k.blockedMs > 0 ? (
+                        <span class="badge badge-bad">blocked {fmtDuration(k.blockedMs)}</span>
+                      ) : (
+                        'no'
+                      )}
+                    </td>
+                    <td class="actions">
+                      <button
+                        type="button"
+                        class="small"
+                        data-testid="reset-client"
+                        disabled={action.busy}
+                        onClick={() => reset(k.identity)}
+                      >
+                        Reset<span class="sr-only"> {k.identity}</span>
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        )}
+        {cursor !== null && (
+          <div class="buttons">
+            <button type="button" class="secondary" disabled={paging.busy} onClick={loadMore}>
+              {paging.busy ? 'Loading…' : 'More clients'}
+            </button>
+          </div>
+        )}
+        <ActionStatus action={paging} />
+      </div>
     </>
   );
 }

@@ -60,62 +60,64 @@ export function OverridesPanel({ base }: { base: string }) {
 
   return (
     <>
-      <LoadState polled={first} what="client overrides" />
-      {first.data && items.length === 0 && (
-        <p class="muted">No client has an override under this policy.</p>
-      )}
-      {items.length > 0 && (
-        <TableWrap label="Overrides in force">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Client</th>
-                <th scope="col">Action</th>
-                <th scope="col">Details</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Updated</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((o) => (
-                <tr key={o.identity} data-testid="override-row">
-                  <th scope="row">
-                    <code class="identity">{o.identity}</code>
+      <div class="panel-body">
+        <LoadState polled={first} what="client overrides" />
+        {first.data && items.length === 0 && (
+          <p class="muted">No client has an override under this policy.</p>
+        )}
+        {items.length > 0 && (
+          <TableWrap label="Overrides in force">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Client</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Details</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Updated</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
                   </th>
-                  <td>
-                    <span class={`badge badge-${o.action}`}>{o.action}</span>
-                  </td>
-                  <td>{what(o)}</td>
-                  <td>{o.expiresAt ? fmtTime(o.expiresAt) : 'when removed'}</td>
-                  <td>{fmtTime(o.updatedAt)}</td>
-                  <td class="actions">
-                    <button
-                      type="button"
-                      class="small danger"
-                      data-testid="remove-override"
-                      disabled={action.busy}
-                      onClick={() => remove(o.identity)}
-                    >
-                      Remove<span class="sr-only"> override of {o.identity}</span>
-                    </button>
-                  </td>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
-      )}
-      {cursor !== null && (
-        <div class="buttons">
-          <button type="button" class="secondary" disabled={action.busy} onClick={loadMore}>
-            More overrides
-          </button>
-        </div>
-      )}
-      <ActionStatus action={action} />
+              </thead>
+              <tbody>
+                {items.map((o) => (
+                  <tr key={o.identity} data-testid="override-row">
+                    <th scope="row">
+                      <code class="identity">{o.identity}</code>
+                    </th>
+                    <td>
+                      <span class={`badge badge-${o.action}`}>{o.action}</span>
+                    </td>
+                    <td>{what(o)}</td>
+                    <td>{o.expiresAt ? fmtTime(o.expiresAt) : 'when removed'}</td>
+                    <td>{fmtTime(o.updatedAt)}</td>
+                    <td class="actions">
+                      <button
+                        type="button"
+                        class="small danger"
+                        data-testid="remove-override"
+                        disabled={action.busy}
+                        onClick={() => remove(o.identity)}
+                      >
+                        Remove<span class="sr-only"> override of {o.identity}</span>
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        )}
+        {cursor !== null && (
+          <div class="buttons">
+            <button type="button" class="secondary" disabled={action.busy} onClick={loadMore}>
+              More overrides
+            </button>
+          </div>
+        )}
+        <ActionStatus action={action} />
+      </div>
       <OverrideForm base={base} onSaved={reload} />
     </>
   );

@@ -21,7 +21,7 @@ export function TopRejected({ base }: { base: string }) {
 
   const items = top.data?.items ?? [];
   return (
-    <>
+    <div class="panel-body">
       <LoadState polled={top} what="the most rejected clients" />
       {top.data && items.length === 0 && (
         <p class="muted">No client was rejected in the last 5 minutes.</p>
@@ -65,6 +65,6 @@ export function TopRejected({ base }: { base: string }) {
         </TableWrap>
       )}
       <ActionStatus action={action} />
-    </>
+    </div>
   );
 }

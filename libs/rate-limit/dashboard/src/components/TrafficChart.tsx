@@ -123,7 +123,9 @@ export function TrafficChart({
                 />
               </svg>
               {s.label}
-              {traffic && <span class="muted"> ({fmtCount(sum(traffic[s.key]))} in the hour)</span>}
+              <span class="muted legend-count">
+                {traffic ? `(${fmtCount(sum(traffic[s.key]))} in the hour)` : ''}
+              </span>
             </li>
           ))}
         </ul>

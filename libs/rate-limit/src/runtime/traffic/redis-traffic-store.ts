@@ -43,6 +43,8 @@ export class RedisTrafficStore implements TrafficStore {
   ) {}
 
   async write(series: readonly BucketCounts[], rejected: RejectedBatch, nowMs: number) {
+    // A client of the application's may queue commands while disconnected: never pile up there.
+    if (this.client.status !== 'ready') throw new Error('Redis is not ready');
     const commands: Promise<unknown>[] = [];
     const expiring = new Map<string, number>();
     for (const { policy, bucket, counts } of series) {
