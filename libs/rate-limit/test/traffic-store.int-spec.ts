@@ -7,7 +7,11 @@ import {
   SERIES_SPAN_MS,
   bucketOf,
 } from '../src/runtime/traffic/traffic-buckets';
-import type { BucketCounts, TrafficStore } from '../src/runtime/traffic/traffic-store';
+import {
+  TrafficStoreNotReady,
+  type BucketCounts,
+  type TrafficStore,
+} from '../src/runtime/traffic/traffic-store';
 import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 
 /**
@@ -22,6 +26,7 @@ describe('traffic store', () => {
   beforeAll(async () => {
     redis = await startTestRedis();
     client = new Redis(redis.url);
+    await new Promise((resolve) => client.once('ready', resolve));
   });
   afterAll(async () => {
     client.disconnect();
@@ -136,6 +141,16 @@ describe('traffic store', () => {
       await store.series(['p'], bucketOf(now) - SERIES_SPAN_MS + BUCKET_MS, bucketOf(now))
     ).get('p')!;
     expect(series.allowed.every((n) => n === 2 ** 52)).toBe(true);
+  });
+
+  it('sends nothing through a client that is not connected: it says so, for a later try', async () => {
+    const idle = new Redis(redis.url, { lazyConnect: true });
+    const store = new RedisTrafficStore(idle, uniquePrefix());
+    const now = Date.now();
+    await expect(store.write(hour('p', now, 1), new Map(), now)).rejects.toBeInstanceOf(
+      TrafficStoreNotReady,
+    );
+    idle.disconnect();
   });
 
   it('reads a key written by hand with another type as empty, for that policy alone', async () => {

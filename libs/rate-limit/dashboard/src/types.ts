@@ -120,6 +120,7 @@ export interface InstanceView {
   store: 'redis' | 'memory';
   breaker: 'closed' | 'open';
   fallback: boolean;
+  onRedisError?: 'memory' | 'open' | 'closed';
   startedAt: number;
   lastBeatAt: number;
   lastFlushAt: number | null;

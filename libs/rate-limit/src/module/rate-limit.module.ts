@@ -129,8 +129,8 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
       inject: [RATE_LIMIT_CONFIG, RedisConnection],
       useFactory: (config: RateLimitConfig, connection: RedisConnection): AuditStore =>
         connection.client
-          ? new RedisAuditStore(connection.client, config.keys.prefix)
-          : new MemoryAuditStore(),
+          ? new RedisAuditStore(connection.client, config.keys.prefix, apiWindowMs(config))
+          : new MemoryAuditStore(apiWindowMs(config)),
     },
     TrafficRecorder,
     AuditLog,
@@ -176,3 +176,11 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
   ],
 })
 export class RateLimitModule extends RateLimitConfigurableModule {}
+
+/**
+ * How long a state the admin API wrote is not taken for a direct hash write: an instance asks
+ * about a state after reading it on two refreshes in a row.
+ */
+function apiWindowMs(config: RateLimitConfig): number {
+  return Math.max(60_000, 3 * config.policyRefreshMs);
+}

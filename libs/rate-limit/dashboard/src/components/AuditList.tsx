@@ -66,7 +66,10 @@ export function AuditList({ policy }: { policy: string }) {
                     </span>
                   )}
                   <span class="muted audit-meta">
-                    <time dateTime={new Date(e.at).toISOString()}>{fmtTime(e.at)}</time> ·{' '}
+                    {Number.isFinite(e.at) && (
+                      <time dateTime={new Date(e.at).toISOString()}>{fmtTime(e.at)}</time>
+                    )}{' '}
+                    ·{' '}
                     {e.source === 'hash' ? 'Redis hash' : 'API'} · <code>{e.instance}</code>
                   </span>
                 </div>

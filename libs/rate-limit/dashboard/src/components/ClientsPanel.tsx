@@ -6,6 +6,7 @@ import { usePoll } from '../poll';
 import type { KeyUsage, Page } from '../types';
 import { ActionStatus } from './ActionStatus';
 import { LoadState } from './LoadState';
+import { MoreButton, RowAction } from './RowButtons';
 import { TableWrap } from './TableWrap';
 import { resetKey } from './TopRejected';
 
@@ -127,30 +128,20 @@ export function ClientsPanel({ base }: { base: string }) {
                         'no'
                       )}
                     </td>
-                    <td class="actions">
-                      <button
-                        type="button"
-                        class="small"
-                        data-testid="reset-client"
-                        disabled={action.busy}
-                        onClick={() => reset(k.identity)}
-                      >
-                        Reset<span class="sr-only"> {k.identity}</span>
-                      </button>
-                    </td>
+                    <RowAction
+                      testId="reset-client"
+                      label="Reset"
+                      target={k.identity}
+                      action={action}
+                      onClick={() => reset(k.identity)}
+                    />
                   </tr>
                 ))}
               </tbody>
             </table>
           </TableWrap>
         )}
-        {cursor !== null && (
-          <div class="buttons">
-            <button type="button" class="secondary" disabled={paging.busy} onClick={loadMore}>
-              {paging.busy ? 'Loading…' : 'More clients'}
-            </button>
-          </div>
-        )}
+        <MoreButton cursor={cursor} action={paging} what="clients" onClick={loadMore} />
         <ActionStatus action={paging} />
       </div>
     </>

@@ -7,6 +7,7 @@ import type { ClientOverrideView, Page } from '../types';
 import { ActionStatus } from './ActionStatus';
 import { LoadState } from './LoadState';
 import { OverrideForm } from './OverrideForm';
+import { MoreButton, RowAction } from './RowButtons';
 import { TableWrap } from './TableWrap';
 
 const PAGE = 100;
@@ -92,30 +93,21 @@ export function OverridesPanel({ base }: { base: string }) {
                     <td>{what(o)}</td>
                     <td>{o.expiresAt ? fmtTime(o.expiresAt) : 'when removed'}</td>
                     <td>{fmtTime(o.updatedAt)}</td>
-                    <td class="actions">
-                      <button
-                        type="button"
-                        class="small danger"
-                        data-testid="remove-override"
-                        disabled={action.busy}
-                        onClick={() => remove(o.identity)}
-                      >
-                        Remove<span class="sr-only"> override of {o.identity}</span>
-                      </button>
-                    </td>
+                    <RowAction
+                      testId="remove-override"
+                      label="Remove"
+                      target={`override of ${o.identity}`}
+                      action={action}
+                      danger
+                      onClick={() => remove(o.identity)}
+                    />
                   </tr>
                 ))}
               </tbody>
             </table>
           </TableWrap>
         )}
-        {cursor !== null && (
-          <div class="buttons">
-            <button type="button" class="secondary" disabled={action.busy} onClick={loadMore}>
-              More overrides
-            </button>
-          </div>
-        )}
+        <MoreButton cursor={cursor} action={action} what="overrides" onClick={loadMore} />
         <ActionStatus action={action} />
       </div>
       <OverrideForm base={base} onSaved={reload} />

@@ -18,10 +18,18 @@ export function ThresholdForm({
   const body = changes(fields, was);
   const dirty = Object.keys(body).length > 0;
 
-  // Follow changes made elsewhere (another operator, another instance) unless mid-edit.
+  // Follow changes made elsewhere (another operator, another instance) in every field this
+  // operator has not touched; a touched one keeps what was typed. Saving then sends only the
+  // touched fields, so it never reverts what someone else set meanwhile.
   useEffect(() => {
     const fresh = fieldsOf(policy);
-    if (!dirty) setFields(fresh);
+    setFields((now) => {
+      const merged = { ...fresh };
+      for (const key of Object.keys(fresh) as (keyof Fields)[]) {
+        if (now[key] !== was[key]) (merged as Record<keyof Fields, unknown>)[key] = now[key];
+      }
+      return merged;
+    });
     setWas(fresh);
   }, [JSON.stringify(fieldsOf(policy))]);
 

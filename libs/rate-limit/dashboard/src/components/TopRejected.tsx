@@ -5,6 +5,7 @@ import { usePoll } from '../poll';
 import type { TopRejected as Top } from '../types';
 import { ActionStatus } from './ActionStatus';
 import { LoadState } from './LoadState';
+import { RowAction } from './RowButtons';
 import { TableWrap } from './TableWrap';
 
 export const resetKey = (base: string, identity: string) =>
@@ -47,17 +48,13 @@ export function TopRejected({ base }: { base: string }) {
                     <code class="identity">{i.identity}</code>
                   </th>
                   <td class="num">{fmtCount(i.rejected)}</td>
-                  <td class="actions">
-                    <button
-                      type="button"
-                      class="small"
-                      data-testid="reset-top"
-                      disabled={action.busy}
-                      onClick={() => reset(i.identity)}
-                    >
-                      Reset<span class="sr-only"> {i.identity}</span>
-                    </button>
-                  </td>
+                  <RowAction
+                    testId="reset-top"
+                    label="Reset"
+                    target={i.identity}
+                    action={action}
+                    onClick={() => reset(i.identity)}
+                  />
                 </tr>
               ))}
             </tbody>

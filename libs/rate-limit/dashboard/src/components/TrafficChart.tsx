@@ -16,9 +16,13 @@ type Data = [number[], number[], number[], number[]];
 
 function toData(t: PolicyTraffic | null): Data {
   if (!t) return [[], [], [], []];
-  const perSecond = 1000 / t.bucketMs;
   const xs = t.allowed.map((_, i) => (t.start + i * t.bucketMs) / 1000);
-  const rate = (v: number[]) => v.map((n) => n * perSecond);
+  // The last bucket is in progress (it ends at `end`): its rate is over the time it has run,
+  // so the right edge does not dip.
+  const lastStart = t.start + (t.allowed.length - 1) * t.bucketMs;
+  const lastSeconds = Math.min(t.bucketMs, Math.max(1000, t.end - lastStart)) / 1000;
+  const rate = (v: number[]) =>
+    v.map((n, i) => n / (i === v.length - 1 ? lastSeconds : t.bucketMs / 1000));
   return [xs, rate(t.allowed), rate(t.rejected), rate(t.shadowRejected)];
 }
 

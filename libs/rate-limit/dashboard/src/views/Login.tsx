@@ -58,7 +58,7 @@ export function Login({ notice, onSignedIn }: Props) {
           data-testid="token-input"
           type="password"
           name="token"
-          autocomplete="current-password"
+          autocomplete="off"
           spellcheck={false}
           value={token}
           aria-invalid={error !== null && error !== notice ? 'true' : undefined}

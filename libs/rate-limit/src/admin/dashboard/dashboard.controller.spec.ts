@@ -64,7 +64,7 @@ describe('the dashboard route', () => {
       const page = await request(app.getHttpServer()).get(path).expect(200);
       expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(page.headers['content-security-policy']).toContain("script-src 'self'");
-      expect(page.headers['cache-control']).toBe('no-cache');
+      expect(page.headers['cache-control']).toBe('no-store');
       expect(page.text).toContain('<base href="/admin/dashboard/">');
       expect(page.text).toContain('<meta name="rate-limit-api" content="/admin">');
     }

@@ -84,8 +84,15 @@ export function dashboardController(path: string): Type<unknown> {
 }
 
 /** The page's own path as requested (global prefix, versions and all), with a trailing slash. */
-function ownPath(request: RequestLine, path: string): string {
+export function ownPath(request: RequestLine, path: string): string {
   const url = request.originalUrl ?? request.url ?? `/${path}`;
-  const pathname = url.split(/[?#]/)[0].replace(/\/{2,}/g, '/');
+  // Parsed against a fixed origin: an absolute-form target (`GET http://other/...`) gives its
+  // path only, never another host for the page's base or API.
+  let pathname: string;
+  try {
+    pathname = new URL(url, 'http://localhost').pathname.replace(/\/{2,}/g, '/');
+  } catch {
+    pathname = `/${path}`;
+  }
   return pathname.endsWith('/') ? pathname : `${pathname}/`;
 }

@@ -29,7 +29,12 @@ export class PolicyTrafficDto extends TrafficColumnsDto {
   @ApiProperty({ type: 'integer', description: 'Start of the first bucket (epoch ms).' })
   start!: number;
 
-  @ApiProperty({ type: 'integer', description: 'End of the last bucket (epoch ms, exclusive).' })
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Now (epoch ms). The last bucket is the one in progress: its counts cover its start ' +
+      'to here (less what instances flush within statsFlushMs).',
+  })
   end!: number;
 }
 
@@ -147,6 +152,12 @@ export class InstanceDto implements InstanceView {
 
   @ApiProperty({ description: 'Decided requests without Redis in the last 10 s.' })
   fallback!: boolean;
+
+  @ApiProperty({
+    enum: ['memory', 'open', 'closed'],
+    description: 'What it does when Redis cannot decide (`onRedisError`).',
+  })
+  onRedisError!: 'memory' | 'open' | 'closed';
 
   @ApiProperty({ type: 'integer' })
   startedAt!: number;

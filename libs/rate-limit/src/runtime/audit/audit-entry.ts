@@ -33,8 +33,40 @@ export interface AuditEntry {
   readonly source: AuditSource;
 }
 
+const ACTIONS = new Set<string>([
+  'update',
+  'clear-override',
+  'update-tier',
+  'clear-tier-override',
+  'reset',
+  'client-override-set',
+  'client-override-remove',
+  'hash-write',
+]);
+
+/** An entry as this library writes it; anything else in the log (written by hand) is not one. */
+export function isAuditEntry(value: unknown): value is AuditEntry {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
+  const e = value as Record<string, unknown>;
+  const optionalText = (v: unknown) => v === undefined || typeof v === 'string';
+  return (
+    Number.isSafeInteger(e.at) &&
+    (e.at as number) >= 0 &&
+    typeof e.policy === 'string' &&
+    ACTIONS.has(e.action as string) &&
+    typeof e.instance === 'string' &&
+    (e.source === 'api' || e.source === 'hash') &&
+    optionalText(e.tier) &&
+    optionalText(e.identity) &&
+    'before' in e &&
+    'after' in e
+  );
+}
+
 /** How many entries the log keeps (the oldest go first). */
 export const AUDIT_CAP = 1_000;
+/** How many entries each policy's own log keeps: a busy policy never evicts a quiet one's. */
+export const POLICY_AUDIT_CAP = 200;
 
 /** An override as comparable, stored JSON: sorted keys, without its `updatedAt` stamp. */
 export function overrideState(override: object | null | undefined): string {

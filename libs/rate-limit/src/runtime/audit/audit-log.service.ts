@@ -78,8 +78,7 @@ export class AuditLog {
 
   /** The newest entries first, of one policy or all, at most `limit`. */
   async list(policy: string | undefined, limit: number): Promise<AuditEntry[]> {
-    const entries = await this.store.list();
-    return entries.filter((e) => policy === undefined || e.policy === policy).slice(0, limit);
+    return this.store.list(policy, limit);
   }
 
   private failed(error: unknown): void {

@@ -1,31 +1,52 @@
-import { AUDIT_CAP, type AuditEntry } from './audit-entry';
+import { AUDIT_CAP, POLICY_AUDIT_CAP, type AuditEntry } from './audit-entry';
 import type { AuditStore } from './audit-store';
 
-/** The audit log of an application without Redis: the same cap, in this process. */
+/** The audit log of an application without Redis: the same caps and rules, in this process. */
 export class MemoryAuditStore implements AuditStore {
-  private entries: AuditEntry[] = [];
+  private readonly entries: AuditEntry[] = [];
+  private readonly byPolicy = new Map<string, AuditEntry[]>();
   private readonly seen = new Map<string, string>();
+  /** Per policy, state -> when the API wrote it. */
+  private readonly apiStates = new Map<string, Map<string, number>>();
+
+  constructor(private readonly apiWindowMs = 60_000) {}
 
   async append(entry: AuditEntry, state?: string): Promise<void> {
-    if (state) this.seen.set(entry.policy, state);
+    if (state) {
+      this.seen.set(entry.policy, state);
+      const states = this.apiStates.get(entry.policy) ?? new Map<string, number>();
+      this.apiStates.set(entry.policy, states.set(state, Date.now()));
+    }
     this.push(entry);
   }
 
   async appendIfChanged(entry: AuditEntry, state: string): Promise<boolean> {
     const before = this.seen.get(entry.policy);
     if (before === state) return false;
+    const states = this.apiStates.get(entry.policy);
+    for (const [written, at] of states ?? []) {
+      if (Date.now() - at > this.apiWindowMs) states!.delete(written);
+    }
     this.seen.set(entry.policy, state);
-    if (before === undefined) return false;
+    if (before === undefined || states?.has(state)) return false;
     this.push(entry);
     return true;
   }
 
-  async list(): Promise<AuditEntry[]> {
-    return [...this.entries];
+  async list(policy: string | undefined, limit: number): Promise<AuditEntry[]> {
+    const entries = policy === undefined ? this.entries : (this.byPolicy.get(policy) ?? []);
+    return entries.slice(0, limit);
   }
 
   private push(entry: AuditEntry): void {
-    this.entries.unshift(entry);
-    if (this.entries.length > AUDIT_CAP) this.entries.length = AUDIT_CAP;
+    const own = this.byPolicy.get(entry.policy) ?? [];
+    this.byPolicy.set(entry.policy, own);
+    for (const [log, cap] of [
+      [this.entries, AUDIT_CAP],
+      [own, POLICY_AUDIT_CAP],
+    ] as const) {
+      log.unshift(entry);
+      if (log.length > cap) log.length = cap;
+    }
   }
 }

@@ -19,6 +19,7 @@ import { AuditLog } from '../audit/audit-log.service';
 import type { PolicyChannel } from '../policy-channel';
 import type { ClientOverrideIndex, ClientOverrideRecord } from './client-override-index';
 import { clientOverrideProblems } from './client-override-problems';
+import { auditedOverride, withoutUndefined } from './override-record';
 import { ClientOverridesInUse } from './client-overrides-in-use';
 
 export interface ClientOverrideList {
@@ -65,6 +66,7 @@ export class ClientOverrides {
       identity: this.config.keys.listedIdentity(tag),
       updatedAt: now,
     });
+    const before = await this.listed(policyName, tag);
     this.inUse.mark();
     // The client's key first: it is what decides; the index only lists it.
     await this.store.putClientOverride(
@@ -72,12 +74,12 @@ export class ClientOverrides {
       encodeClientOverride(override),
       override.expiresAt,
     );
-    const { identity: listed, updatedAt: _stamp, ...after } = record;
     await this.audit.record({
       policy: policyName,
       action: 'client-override-set',
-      identity: listed,
-      after,
+      identity: record.identity,
+      before,
+      after: auditedOverride(record),
     });
     await this.afterWrite(policyName, tag, () => this.index.put(policyName, tag, record));
     return record;
@@ -92,12 +94,14 @@ export class ClientOverrides {
     const tag = this.config.keys.operatorTag(identity);
     const key = this.key(tag, policyName);
     const [existed] = await this.store.existing([key]);
+    const before = existed ? await this.listed(policyName, tag) : null;
     await this.store.putClientOverride(key, null);
     if (existed) {
       await this.audit.record({
         policy: policyName,
         action: 'client-override-remove',
         identity: this.config.keys.listedIdentity(tag),
+        before,
       });
     }
     // Gone from decisions: a listing that could not be updated drops it when next read (its key
@@ -173,6 +177,11 @@ export class ClientOverrides {
     return records.filter((_, i) => exists[i]).map(([, record]) => record);
   }
 
+  /** The override as listed now, for the audit log; null when none or the listing is away. */
+  private async listed(policyName: string, tag: string): Promise<object | null> {
+    return auditedOverride(await this.index.get(policyName, tag).catch(() => undefined));
+  }
+
   private async announce(policyName: string, tag: string): Promise<void> {
     this.engine.forgetRejections();
     await this.channel.announceClientOverride(policyName, [tag]);
@@ -187,8 +196,4 @@ export class ClientOverrides {
     if (!policy) throw new UnknownPolicyError(name);
     return policy;
   }
-}
-
-function withoutUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }

@@ -4,6 +4,7 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
+import { ReplyError } from 'ioredis';
 import { hostname } from 'node:os';
 import type { RateLimitConfig } from '../../config/resolve-module-options';
 import type { RateLimitVerdict } from '../../decision/rate-limit-decision.interface';
@@ -70,6 +71,7 @@ export class InstanceStatus implements OnApplicationBootstrap, OnModuleDestroy, 
       store: this.connection.client ? 'redis' : 'memory',
       breaker: breaker?.isOpen ? 'open' : 'closed',
       fallback: now - this.fallbackAt < FALLBACK_RECENT_MS,
+      onRedisError: this.config.onRedisError,
       startedAt: this.startedAt,
       lastBeatAt: now,
       lastFlushAt: this.traffic.lastFlushAt,
@@ -94,7 +96,15 @@ export class InstanceStatus implements OnApplicationBootstrap, OnModuleDestroy, 
       );
       const others = ids.filter((id) => id !== own.id);
       const reports = await withTimeout(
-        Promise.all(others.map((id) => client.get(this.instanceKey(id)))),
+        // A key of another type (written by hand) is one report skipped, not Redis down.
+        Promise.all(
+          others.map((id) =>
+            client.get(this.instanceKey(id)).catch((error: unknown) => {
+              if (error instanceof ReplyError) return null;
+              throw error;
+            }),
+          ),
+        ),
         BACKGROUND_TIMEOUT_MS,
       );
       const instances = [own, ...reports.flatMap((json) => parseReport(json))]

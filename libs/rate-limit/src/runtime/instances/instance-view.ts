@@ -12,8 +12,10 @@ export interface InstanceView {
   readonly store: 'redis' | 'memory';
   /** Its Redis circuit breaker ('closed' without Redis). */
   readonly breaker: 'closed' | 'open';
-  /** Whether it decided requests without Redis (onRedisError) in the last 10 seconds. */
+  /** Whether it decided requests without Redis in the last 10 seconds, as `onRedisError` says. */
   readonly fallback: boolean;
+  /** What it does when Redis cannot decide: its own share in memory, admit all, or refuse all. */
+  readonly onRedisError: 'memory' | 'open' | 'closed';
   readonly startedAt: number;
   /** When it reported this (epoch ms, its clock). */
   readonly lastBeatAt: number;

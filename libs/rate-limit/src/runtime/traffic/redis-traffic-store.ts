@@ -1,4 +1,4 @@
-import { ReplyError } from 'ioredis';
+import { ReplyError, type ChainableCommander } from 'ioredis';
 import { DECISION_OUTCOMES } from '../../decision/decision-outcome';
 import { BACKGROUND_TIMEOUT_MS } from '../../rate-limit.constants';
 import type { RedisClient } from '../../store/redis/redis-script';
@@ -19,6 +19,7 @@ import {
   type BucketCounts,
   type RejectedBatch,
   type SeriesColumns,
+  TrafficStoreNotReady,
   type TrafficStore,
 } from './traffic-store';
 
@@ -44,28 +45,42 @@ export class RedisTrafficStore implements TrafficStore {
 
   async write(series: readonly BucketCounts[], rejected: RejectedBatch, nowMs: number) {
     // A client of the application's may queue commands while disconnected: never pile up there.
-    if (this.client.status !== 'ready') throw new Error('Redis is not ready');
-    const commands: Promise<unknown>[] = [];
-    const expiring = new Map<string, number>();
+    if (this.client.status !== 'ready') throw new TrafficStoreNotReady();
+    // Per key, its increments and its expiry in one MULTI: no key is ever left without expiry.
+    const perKey = new Map<string, { expireAt: number; add: (m: ChainableCommander) => void }[]>();
+    const queue = (key: string, expireAt: number, add: (m: ChainableCommander) => void) => {
+      const list = perKey.get(key) ?? [];
+      perKey.set(key, list);
+      list.push({ expireAt, add });
+    };
     for (const { policy, bucket, counts } of series) {
-      const key = segmentKey(this.prefix, policy, segmentOf(bucket));
+      const segment = segmentOf(bucket);
+      const key = segmentKey(this.prefix, policy, segment);
       for (const outcome of DECISION_OUTCOMES) {
-        if (counts[outcome] > 0) {
-          commands.push(this.client.hincrby(key, bucketField(bucket, outcome), counts[outcome]));
-        }
+        const n = counts[outcome];
+        if (n > 0)
+          queue(key, segmentExpiresAt(segment), (m) =>
+            m.hincrby(key, bucketField(bucket, outcome), n),
+          );
       }
-      expiring.set(key, segmentExpiresAt(segmentOf(bucket)));
     }
     const minute = Math.floor(nowMs / MINUTE_MS) * MINUTE_MS;
     for (const [policy, top] of rejected) {
-      if (top.length === 0) continue;
       const key = this.rejectedKey(policy, minute);
-      for (const [identity, n] of top) commands.push(this.client.zincrby(key, n, identity));
-      commands.push(this.client.zremrangebyrank(key, 0, -(REJECTED_KEPT + 1)));
-      expiring.set(key, minute + MINUTE_MS + REJECTED_SPAN_MS);
+      for (const [identity, n] of top) {
+        queue(key, minute + MINUTE_MS + REJECTED_SPAN_MS, (m) => m.zincrby(key, n, identity));
+      }
+      if (top.length > 0) {
+        queue(key, 0, (m) => m.zremrangebyrank(key, 0, -(REJECTED_KEPT + 1)));
+      }
     }
-    for (const [key, at] of expiring) commands.push(this.client.pexpireat(key, at));
-    await withTimeout(Promise.all(commands), BACKGROUND_TIMEOUT_MS);
+    const writes = [...perKey].map(([key, parts]) => {
+      const multi = this.client.multi();
+      for (const part of parts) part.add(multi);
+      multi.pexpireat(key, Math.max(...parts.map((p) => p.expireAt)));
+      return multi.exec();
+    });
+    await withTimeout(Promise.all(writes), BACKGROUND_TIMEOUT_MS);
   }
 
   async series(names: readonly string[], from: number, to: number) {
@@ -109,7 +124,7 @@ export class RedisTrafficStore implements TrafficStore {
     const lists = replies.map((flat) => {
       const pairs: [string, number][] = [];
       for (let i = 0; i + 1 < flat.length; i += 2) pairs.push([flat[i], Number(flat[i + 1])]);
-      return pairs.filter(([, n]) => Number.isFinite(n) && n > 0);
+      return pairs.filter(([, n]) => Number.isSafeInteger(n) && n > 0);
     });
     return mergeTop(lists, count);
   }

@@ -26,4 +26,25 @@ describe('RejectedClients', () => {
     for (let i = 0; i < 10_000; i++) all.add('p', `x-${i % 300}`);
     expect(all.take(1_000).get('p')!.length).toBeLessThanOrEqual(100);
   });
+
+  it('does constant work per new identity once full of repeat offenders', () => {
+    const clients = new RejectedClients(1_000);
+    for (let i = 0; i < 1_000; i++) {
+      clients.add('p', `r-${i}`);
+      clients.add('p', `r-${i}`);
+    }
+    // Counts how often the map is walked: a sweep per new identity would be 100,000 walks.
+    let walks = 0;
+    const counts = (
+      clients as unknown as { byPolicy: Map<string, Map<string, number>> }
+    ).byPolicy.get('p')!;
+    const iterate = counts[Symbol.iterator].bind(counts);
+    counts[Symbol.iterator] = () => {
+      walks++;
+      return iterate();
+    };
+    for (let i = 0; i < 100_000; i++) clients.add('p', `new-${i}`);
+    expect(walks).toBe(1);
+    expect(clients.take(1).get('p')![0][1]).toBe(2);
+  });
 });

@@ -4,11 +4,15 @@ export const MAX_TRACKED_PER_POLICY = 1_000;
 /**
  * This instance's rejections per policy and identity since the last flush: a bounded count.
  * When a policy's map is full, identities rejected only once are dropped to make room (the
- * heavy hitters, which the top-k is for, stay); if none can be, a new identity is not tracked.
- * Work per rejection is O(1) amortised, memory O(policies x MAX_TRACKED_PER_POLICY).
+ * heavy hitters, which the top-k is for, stay); when none can be, the policy takes no new
+ * identity until the next flush. Each sweep removes entries that were each added once, or
+ * closes the policy, so a rejection costs O(1) amortised whatever the traffic; memory is
+ * O(policies x MAX_TRACKED_PER_POLICY).
  */
 export class RejectedClients {
   private byPolicy = new Map<string, Map<string, number>>();
+  /** Policies whose map is full of identities rejected more than once, until take(). */
+  private closed = new Set<string>();
 
   constructor(private readonly maxPerPolicy = MAX_TRACKED_PER_POLICY) {}
 
@@ -20,7 +24,14 @@ export class RejectedClients {
       counts.set(identity, known + 1);
       return;
     }
-    if (counts.size >= this.maxPerPolicy && !makeRoom(counts, this.maxPerPolicy)) return;
+    if (counts.size >= this.maxPerPolicy) {
+      if (this.closed.has(policy)) return;
+      for (const [tracked, count] of counts) if (count <= 1) counts.delete(tracked);
+      if (counts.size >= this.maxPerPolicy) {
+        this.closed.add(policy);
+        return;
+      }
+    }
     counts.set(identity, 1);
   }
 
@@ -31,11 +42,7 @@ export class RejectedClients {
       taken.set(policy, [...counts].sort((a, b) => b[1] - a[1]).slice(0, top));
     }
     this.byPolicy = new Map();
+    this.closed = new Set();
     return taken;
   }
-}
-
-function makeRoom(counts: Map<string, number>, max: number): boolean {
-  for (const [identity, count] of counts) if (count <= 1) counts.delete(identity);
-  return counts.size < max;
 }

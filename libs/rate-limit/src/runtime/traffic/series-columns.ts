@@ -29,7 +29,9 @@ export function mergeTop(
 ): [string, number][] {
   const sums = new Map<string, number>();
   for (const list of lists) {
-    for (const [identity, n] of list) sums.set(identity, (sums.get(identity) ?? 0) + n);
+    for (const [identity, n] of list) {
+      sums.set(identity, Math.min(Number.MAX_SAFE_INTEGER, (sums.get(identity) ?? 0) + n));
+    }
   }
   return [...sums].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, count);
 }

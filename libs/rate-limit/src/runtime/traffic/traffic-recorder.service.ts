@@ -6,7 +6,7 @@ import {
 } from '@nestjs/common';
 import type { RateLimitConfig } from '../../config/resolve-module-options';
 import type { DecisionCounts } from '../../decision/decision-counts';
-import { outcomeOf } from '../../decision/decision-outcome';
+import { DECISION_OUTCOMES, outcomeOf } from '../../decision/decision-outcome';
 import type { RateLimitVerdict } from '../../decision/rate-limit-decision.interface';
 import type { DecisionObserver } from '../../engine/decision-observer';
 import type { PolicyRequest } from '../../engine/policy-request';
@@ -16,6 +16,7 @@ import { BUCKET_MS, SERIES_SPAN_MS, bucketOf } from './traffic-buckets';
 import {
   MINUTE_MS,
   REJECTED_SPAN_MS,
+  TrafficStoreNotReady,
   type BucketCounts,
   type SeriesColumns,
   type TrafficStore,
@@ -29,7 +30,7 @@ export interface TrafficSeries {
   readonly bucketMs: number;
   /** Start of the first bucket (epoch ms). */
   readonly start: number;
-  /** End of the last bucket (epoch ms, exclusive). */
+  /** Now (epoch ms): the last bucket, in progress, covers its start to here. */
   readonly end: number;
   readonly policies: Map<string, SeriesColumns>;
 }
@@ -88,7 +89,6 @@ export class TrafficRecorder implements DecisionObserver, OnApplicationBootstrap
   async flush(): Promise<void> {
     const pending = this.pending;
     const rejected = this.rejected.take(TOP_PER_FLUSH);
-    if (pending.size === 0 && rejected.size === 0) return;
     this.pending = new Map();
     const series: BucketCounts[] = [];
     for (const [bucket, byPolicy] of pending) {
@@ -103,14 +103,34 @@ export class TrafficRecorder implements DecisionObserver, OnApplicationBootstrap
       ]),
     );
     try {
+      // Also with nothing to add: it tells whether this instance's counts are up to date.
       await this.store.write(series, listed, Date.now());
       this.flushedAt = Date.now();
-    } catch {
-      // Redis is away or slow: these counts are lost to the dashboard, never to the limits.
+    } catch (error) {
+      // Not sent (Redis not connected): the counts wait for a later flush, an hour at most.
+      // Otherwise (timeout, error) some may have applied: dropped, never counted twice.
+      if (error instanceof TrafficStoreNotReady) this.keep(pending);
     }
   }
 
-  /** The last `minutes` of traffic (up to an hour) of the named policies, summed over instances. */
+  private keep(unsent: Map<number, Map<string, DecisionCounts>>): void {
+    const oldest = bucketOf(Date.now()) - SERIES_SPAN_MS;
+    for (const [bucket, byPolicy] of unsent) {
+      if (bucket <= oldest) continue;
+      const target = this.bucket(bucket);
+      for (const [policy, counts] of byPolicy) {
+        const sum = target.get(policy) ?? { allowed: 0, rejected: 0, shadowRejected: 0 };
+        for (const outcome of DECISION_OUTCOMES) sum[outcome] += counts[outcome];
+        target.set(policy, sum);
+      }
+    }
+  }
+
+  /**
+   * The last `minutes` of traffic (up to an hour) of the named policies, summed over instances.
+   * The last bucket is the one in progress: its counts cover `end - <its start>` (so a chart
+   * shows its rate over that time, not a dip), less what instances have not flushed yet.
+   */
   async series(names: readonly string[], minutes: number, nowMs = Date.now()) {
     const span = Math.min(minutes * MINUTE_MS, SERIES_SPAN_MS);
     const last = bucketOf(nowMs);
@@ -119,7 +139,7 @@ export class TrafficRecorder implements DecisionObserver, OnApplicationBootstrap
     const series: TrafficSeries = {
       bucketMs: BUCKET_MS,
       start: first,
-      end: last + BUCKET_MS,
+      end: nowMs,
       policies,
     };
     return series;

@@ -25,6 +25,13 @@ export interface TrafficStore {
   topRejected(policy: string, from: number, to: number, count: number): Promise<[string, number][]>;
 }
 
+/** Nothing was sent: Redis is not connected. What was to be written may wait for a later try. */
+export class TrafficStoreNotReady extends Error {
+  constructor() {
+    super('Redis is not ready');
+  }
+}
+
 /** How long rejected clients are kept (the dashboard shows up to the last 10 minutes). */
 export const REJECTED_SPAN_MS = 600_000;
 export const MINUTE_MS = 60_000;
