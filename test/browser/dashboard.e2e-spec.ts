@@ -106,6 +106,46 @@ describe('operator dashboard in Chromium, two demo processes on one Redis', () =
     await done(page);
   });
 
+  it('works from the keyboard alone: sign in, open a policy, reach every control with Tab', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${a.url}/admin/dashboard`);
+    const focused = () => page.evaluate('document.activeElement?.dataset?.testid ?? ""');
+    for (let i = 0; i < 10 && (await focused()) !== 'token-input'; i++)
+      await page.keyboard.press('Tab');
+    await page.keyboard.type(TOKEN);
+    await page.keyboard.press('Enter');
+    await page.getByTestId(`policy-row-${POLICY}`).waitFor();
+    const policyLink = page.getByTestId(`policy-row-${POLICY}`).getByRole('link', { name: POLICY });
+    for (
+      let i = 0;
+      i < 60 && !(await policyLink.evaluate((e) => e === e.ownerDocument.activeElement));
+      i++
+    ) {
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.press('Enter');
+    await page.getByTestId('threshold-form').waitFor();
+    // Every enabled control on the page, visible, is reached by Tab (each marked once reached).
+    const controls = Number(
+      await page.evaluate(
+        `[...document.querySelectorAll('a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), [tabindex]:not([tabindex="-1"])')].filter((e) => e.getClientRects().length > 0).length`,
+      ),
+    );
+    for (let i = 0; i < controls + 10; i++) {
+      await page.keyboard.press('Tab');
+      await page.evaluate(
+        'document.activeElement && (document.activeElement.dataset.reached = "1")',
+      );
+    }
+    const missed = await page.evaluate(
+      `[...document.querySelectorAll('a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), [tabindex]:not([tabindex="-1"])')].filter((e) => e.getClientRects().length > 0 && !e.dataset.reached).map((e) => e.outerHTML.slice(0, 80))`,
+    );
+    expect(controls).toBeGreaterThan(15);
+    expect(missed).toEqual([]);
+    await context.close();
+  });
+
   it('fits a phone screen: nothing wider than the viewport', async () => {
     const page = await signedIn(TOKEN, 390);
     const overflow = () => page.evaluate('document.documentElement.scrollWidth - innerWidth');

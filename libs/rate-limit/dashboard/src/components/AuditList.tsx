@@ -42,7 +42,7 @@ export function AuditList({ policy }: { policy: string }) {
   );
   const items = audit.data?.items ?? [];
   return (
-    <div class="panel-body">
+    <div class="panel-body" role="region" aria-label="Audit log, scrollable" tabIndex={0}>
       <LoadState polled={audit} what="the audit log" />
       {audit.data && items.length === 0 && <p class="muted">Nothing was changed yet.</p>}
       {items.length > 0 && (

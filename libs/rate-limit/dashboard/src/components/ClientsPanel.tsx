@@ -80,7 +80,7 @@ export function ClientsPanel({ base }: { base: string }) {
         </button>
       </div>
       <ActionStatus action={action} testId="client-action-status" />
-      <div class="panel-body">
+      <div class="panel-body" role="region" aria-label="Clients, scrollable" tabIndex={0}>
         <LoadState polled={first} what="clients" />
         {first.data && shown.length === 0 && (
           <p class="muted">

@@ -61,7 +61,7 @@ export function OverridesPanel({ base }: { base: string }) {
 
   return (
     <>
-      <div class="panel-body">
+      <div class="panel-body" role="region" aria-label="Client overrides, scrollable" tabIndex={0}>
         <LoadState polled={first} what="client overrides" />
         {first.data && items.length === 0 && (
           <p class="muted">No client has an override under this policy.</p>
