@@ -143,6 +143,10 @@ describe('operator dashboard in Chromium, two demo processes on one Redis', () =
     );
     expect(controls).toBeGreaterThan(15);
     expect(missed).toEqual([]);
+    // The scrolling lists are stops of their own, so they scroll from the keyboard everywhere.
+    expect(
+      await page.evaluate(`[...document.querySelectorAll('.panel-body')].map((e) => e.tabIndex)`),
+    ).toEqual([0, 0, 0, 0]);
     await context.close();
   });
 
@@ -234,7 +238,17 @@ describe('operator dashboard in Chromium, two demo processes on one Redis', () =
   });
 
   it('resets a blocked client, which then passes; the audit log shows the change and the reset', async () => {
-    // The window is an hour now (test above): only the reset can let this client through.
+    // A window of an hour: only the reset can let this client through.
+    const hour = await fetch(`${b.url}/admin/policies/${POLICY}`, {
+      method: 'PATCH',
+      headers: { ...AUTH, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ limit: 4, window: '1h' }),
+    });
+    expect(hour.status).toBe(200);
+    await within(
+      2_000,
+      async () => (await api(a, `/admin/policies/${POLICY}`)).windowMs === 3_600_000,
+    );
     const ip = '192.0.2.99';
     expect(await hits(b, ip, 5)).toEqual([200, 200, 200, 200, 429]);
     const page = await signedIn();

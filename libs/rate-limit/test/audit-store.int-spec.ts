@@ -93,6 +93,30 @@ describe('audit store', () => {
     },
   );
 
+  it.each(stores)(
+    '%s: logs a direct write back to a state the API wrote lately, and keeps few API states',
+    async (_, make) => {
+      const store = make();
+      await store.appendIfChanged(entry(0, 'p', 'hash'), 'null');
+      await store.append(entry(1), '{"limit":4}');
+      expect(await store.appendIfChanged(entry(2, 'p', 'hash'), '{"limit":4}')).toBe(false);
+      expect(await store.appendIfChanged(entry(3, 'p', 'hash'), '{"limit":5}')).toBe(true);
+      expect(await store.appendIfChanged(entry(4, 'p', 'hash'), 'null')).toBe(true);
+      expect(await store.appendIfChanged(entry(5, 'p', 'hash'), '{"limit":4}')).toBe(true);
+    },
+  );
+
+  it('keeps the API states of the last window only, whatever the number of API writes', async () => {
+    const prefix = uniquePrefix();
+    const store = new RedisAuditStore(client, prefix, 100);
+    for (let n = 0; n < 20; n++) await store.append(entry(n), `{"limit":${n}}`);
+    expect(await client.zcard(`${prefix}:audit:{audit}:api:p`)).toBe(20);
+    // A time window has no event to await: let it pass.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await store.append(entry(99), '{"limit":99}');
+    expect(await client.zcard(`${prefix}:audit:{audit}:api:p`)).toBe(1);
+  });
+
   it('reads a log key of another type (written by hand) as empty, and skips junk entries', async () => {
     const prefix = uniquePrefix();
     const store = new RedisAuditStore(client, prefix, 60_000);

@@ -153,6 +153,17 @@ describe('traffic store', () => {
     idle.disconnect();
   });
 
+  it('fails a write that Redis refused in part (a key of another type): the flush is not taken as done', async () => {
+    const prefix = uniquePrefix();
+    const store = new RedisTrafficStore(client, prefix);
+    const now = Date.now();
+    const segment = Math.floor(bucketOf(now) / SEGMENT_MS) * SEGMENT_MS;
+    await client.set(`${prefix}:traffic:p:${segment / 1000}`, 'junk');
+    await expect(store.write(hour('p', now, 1).slice(-1), new Map(), now)).rejects.toThrow(
+      /WRONGTYPE/,
+    );
+  });
+
   it('reads a key written by hand with another type as empty, for that policy alone', async () => {
     const prefix = uniquePrefix();
     const store = new RedisTrafficStore(client, prefix);

@@ -130,10 +130,7 @@ export class DecisionEngine implements OnModuleDestroy {
     return verdictOf(requests, groups, replies, this.store.source);
   }
 
-  private counted(
-    verdict: RateLimitVerdict,
-    requests: readonly PolicyRequest[],
-  ): RateLimitVerdict {
+  private counted(verdict: RateLimitVerdict, requests: readonly PolicyRequest[]): RateLimitVerdict {
     for (const observer of this.observers) observer.observe(verdict, requests);
     return verdict;
   }

@@ -153,11 +153,13 @@ export class InstanceDto implements InstanceView {
   @ApiProperty({ description: 'Decided requests without Redis in the last 10 s.' })
   fallback!: boolean;
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     enum: ['memory', 'open', 'closed'],
-    description: 'What it does when Redis cannot decide (`onRedisError`).',
+    description:
+      'What it does when Redis cannot decide (`onRedisError`); absent from instances of ' +
+      'versions before it was reported.',
   })
-  onRedisError!: 'memory' | 'open' | 'closed';
+  onRedisError?: 'memory' | 'open' | 'closed';
 
   @ApiProperty({ type: 'integer' })
   startedAt!: number;

@@ -12,6 +12,7 @@ export class MemoryAuditStore implements AuditStore {
   constructor(private readonly apiWindowMs = 60_000) {}
 
   async append(entry: AuditEntry, state?: string): Promise<void> {
+    this.prune(entry.policy);
     if (state) {
       this.seen.set(entry.policy, state);
       const states = this.apiStates.get(entry.policy) ?? new Map<string, number>();
@@ -21,16 +22,22 @@ export class MemoryAuditStore implements AuditStore {
   }
 
   async appendIfChanged(entry: AuditEntry, state: string): Promise<boolean> {
+    this.prune(entry.policy);
     const before = this.seen.get(entry.policy);
+    const fromApi = this.apiStates.get(entry.policy)?.delete(state) ?? false;
     if (before === state) return false;
-    const states = this.apiStates.get(entry.policy);
+    this.seen.set(entry.policy, state);
+    if (fromApi || before === undefined) return false;
+    this.apiStates.delete(entry.policy);
+    this.push(entry);
+    return true;
+  }
+
+  private prune(policy: string): void {
+    const states = this.apiStates.get(policy);
     for (const [written, at] of states ?? []) {
       if (Date.now() - at > this.apiWindowMs) states!.delete(written);
     }
-    this.seen.set(entry.policy, state);
-    if (before === undefined || states?.has(state)) return false;
-    this.push(entry);
-    return true;
   }
 
   async list(policy: string | undefined, limit: number): Promise<AuditEntry[]> {

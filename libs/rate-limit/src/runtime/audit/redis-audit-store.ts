@@ -1,8 +1,8 @@
-import { ReplyError } from 'ioredis';
 import { BACKGROUND_TIMEOUT_MS } from '../../rate-limit.constants';
 import { readLuaFile } from '../../store/redis/lua-file';
 import { RedisScript, type RedisClient } from '../../store/redis/redis-script';
 import { withTimeout } from '../../store/redis/with-timeout';
+import { isWrongType } from '../../store/redis/wrong-type';
 import { AUDIT_CAP, POLICY_AUDIT_CAP, isAuditEntry, type AuditEntry } from './audit-entry';
 import type { AuditStore } from './audit-store';
 
@@ -35,7 +35,7 @@ export class RedisAuditStore implements AuditStore {
     const raw = await withTimeout(
       this.client.lrange(key, 0, limit - 1).catch((error: unknown) => {
         // A key of another type (written by hand) reads as an empty log; appends warn meanwhile.
-        if (error instanceof ReplyError) return [] as string[];
+        if (isWrongType(error)) return [] as string[];
         throw error;
       }),
       BACKGROUND_TIMEOUT_MS,

@@ -4,7 +4,6 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { ReplyError } from 'ioredis';
 import { hostname } from 'node:os';
 import type { RateLimitConfig } from '../../config/resolve-module-options';
 import type { RateLimitVerdict } from '../../decision/rate-limit-decision.interface';
@@ -17,6 +16,7 @@ import {
 import type { RateLimitStore } from '../../store/rate-limit-store.interface';
 import { RedisConnection } from '../../store/redis/redis-connection';
 import { withTimeout } from '../../store/redis/with-timeout';
+import { isWrongType } from '../../store/redis/wrong-type';
 import { LIBRARY_VERSION } from '../../version';
 import { InstanceHeartbeat } from '../instance-heartbeat.service';
 import { TrafficRecorder } from '../traffic/traffic-recorder.service';
@@ -100,7 +100,7 @@ export class InstanceStatus implements OnApplicationBootstrap, OnModuleDestroy, 
         Promise.all(
           others.map((id) =>
             client.get(this.instanceKey(id)).catch((error: unknown) => {
-              if (error instanceof ReplyError) return null;
+              if (isWrongType(error)) return null;
               throw error;
             }),
           ),

@@ -14,8 +14,8 @@ export interface InstanceView {
   readonly breaker: 'closed' | 'open';
   /** Whether it decided requests without Redis in the last 10 seconds, as `onRedisError` says. */
   readonly fallback: boolean;
-  /** What it does when Redis cannot decide: its own share in memory, admit all, or refuse all. */
-  readonly onRedisError: 'memory' | 'open' | 'closed';
+  /** What it does when Redis cannot decide (absent in reports of versions before it was). */
+  readonly onRedisError?: 'memory' | 'open' | 'closed';
   readonly startedAt: number;
   /** When it reported this (epoch ms, its clock). */
   readonly lastBeatAt: number;

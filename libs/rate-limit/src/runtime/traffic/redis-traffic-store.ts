@@ -1,8 +1,9 @@
-import { ReplyError, type ChainableCommander } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
 import { DECISION_OUTCOMES } from '../../decision/decision-outcome';
 import { BACKGROUND_TIMEOUT_MS } from '../../rate-limit.constants';
 import type { RedisClient } from '../../store/redis/redis-script';
 import { withTimeout } from '../../store/redis/with-timeout';
+import { isWrongType } from '../../store/redis/wrong-type';
 import { addTo, emptyColumns, mergeTop } from './series-columns';
 import {
   SEGMENT_MS,
@@ -27,7 +28,7 @@ import {
 const emptyOnWrongType =
   <T>(empty: T) =>
   (error: unknown): T => {
-    if (error instanceof ReplyError) return empty;
+    if (isWrongType(error)) return empty;
     throw error;
   };
 
@@ -80,7 +81,10 @@ export class RedisTrafficStore implements TrafficStore {
       multi.pexpireat(key, Math.max(...parts.map((p) => p.expireAt)));
       return multi.exec();
     });
-    await withTimeout(Promise.all(writes), BACKGROUND_TIMEOUT_MS);
+    const replies = await withTimeout(Promise.all(writes), BACKGROUND_TIMEOUT_MS);
+    // EXEC answers each command's error in its reply (a key of another type, written by hand).
+    const failed = replies.flatMap((reply) => reply ?? []).find(([error]) => error);
+    if (failed) throw failed[0];
   }
 
   async series(names: readonly string[], from: number, to: number) {

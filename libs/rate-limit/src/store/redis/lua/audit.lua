@@ -21,20 +21,24 @@
 --   ARGV[7]  how long an API state counts as lately written (ms)
 -- Output
 --   1 when the entry was appended, 0 when not (a 'hash' state already audited, written by the
---   API lately, or the first state seen for the policy: a baseline, not a change).
+--   API lately, or the first state seen for the policy: a baseline, not a change). Each API
+--   state excuses one 'hash' read of it, within the window; a direct write forgets them all.
 if redis.replicate_commands then redis.replicate_commands() end
 
 local t = redis.call('TIME')
 local nowMs = t[1] * 1000 + math.floor(t[2] / 1000)
 local windowMs = tonumber(ARGV[7])
 
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', nowMs - windowMs)
 if ARGV[1] == 'hash' then
   local before = redis.call('HGET', KEYS[2], ARGV[2])
+  -- A state read is an API write's at most once: a later direct write back to it is logged.
+  local fromApi = redis.call('ZREM', KEYS[4], ARGV[3]) == 1
   if before == ARGV[3] then return 0 end
-  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', nowMs - windowMs)
-  local fromApi = redis.call('ZSCORE', KEYS[4], ARGV[3])
   redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
   if fromApi or not before then return 0 end
+  -- A direct write: whatever the API wrote before it is past.
+  redis.call('DEL', KEYS[4])
 elseif ARGV[3] ~= '' then
   redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
   redis.call('ZADD', KEYS[4], nowMs, ARGV[3])

@@ -1,0 +1,10 @@
+import { ReplyError } from 'ioredis';
+
+/**
+ * Redis refused a command because the key holds another type (written by hand): a reader may
+ * treat that key alone as empty. Any other refusal (CLUSTERDOWN, LOADING, NOPERM) is a real
+ * failure and must not be hidden the same way.
+ */
+export function isWrongType(error: unknown): boolean {
+  return error instanceof ReplyError && (error as Error).message.startsWith('WRONGTYPE');
+}
