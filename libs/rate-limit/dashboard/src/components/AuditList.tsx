@@ -69,8 +69,7 @@ export function AuditList({ policy }: { policy: string }) {
                     {Number.isFinite(e.at) && (
                       <time dateTime={new Date(e.at).toISOString()}>{fmtTime(e.at)}</time>
                     )}{' '}
-                    ·{' '}
-                    {e.source === 'hash' ? 'Redis hash' : 'API'} · <code>{e.instance}</code>
+                    · {e.source === 'hash' ? 'Redis hash' : 'API'} · <code>{e.instance}</code>
                   </span>
                 </div>
                 {changes.length > 0 && (

@@ -3,6 +3,7 @@ import { useAction } from '../action';
 import { ApiError, enc, request } from '../api';
 import { CLIENT_ACTIONS, type ClientAction } from '../types';
 import { ActionStatus } from './ActionStatus';
+import { SelectField, TextField } from './Field';
 import { countOrText } from './fields';
 
 const EMPTY = {
@@ -19,10 +20,7 @@ const EMPTY = {
 export function OverrideForm({ base, onSaved }: { base: string; onSaved: () => void }) {
   const [f, setF] = useState(EMPTY);
   const save = useAction();
-  const set = (key: keyof typeof EMPTY) => (e: Event) => {
-    const value = (e.currentTarget as HTMLInputElement | HTMLSelectElement).value;
-    setF((x) => ({ ...x, [key]: value }));
-  };
+  const put = (key: keyof typeof EMPTY) => (value: string) => setF((x) => ({ ...x, [key]: value }));
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -53,94 +51,71 @@ export function OverrideForm({ base, onSaved }: { base: string; onSaved: () => v
     <form class="form inline-form" data-testid="override-form" onSubmit={submit} noValidate>
       <h3>Set a client override</h3>
       <div class="grid-fields">
-        <div class="field wide">
-          <label for="ov-identity">Client identity</label>
-          <input
-            id="ov-identity"
-            data-testid="override-identity"
-            autocomplete="off"
-            spellcheck={false}
-            value={f.identity}
-            onInput={set('identity')}
-          />
-        </div>
-        <div class="field">
-          <label for="ov-action">Action</label>
-          <select
-            id="ov-action"
-            data-testid="override-action"
-            value={f.action}
-            onChange={set('action')}
-          >
-            {CLIENT_ACTIONS.map((a) => (
-              <option key={a} value={a}>
-                {a}
-              </option>
-            ))}
-          </select>
-        </div>
+        <TextField
+          id="ov-identity"
+          label="Client identity"
+          testId="override-identity"
+          wide
+          spellcheck={false}
+          value={f.identity}
+          onValue={put('identity')}
+        />
+        <SelectField
+          id="ov-action"
+          label="Action"
+          testId="override-action"
+          options={CLIENT_ACTIONS}
+          value={f.action}
+          onValue={put('action')}
+        />
         {f.action === 'quota' && (
           <>
-            <div class="field">
-              <label for="ov-limit">Limit</label>
-              <input
-                id="ov-limit"
-                data-testid="override-limit"
-                inputMode="numeric"
-                autocomplete="off"
-                value={f.limit}
-                onInput={set('limit')}
-              />
-            </div>
-            <div class="field">
-              <label for="ov-window">Window</label>
-              <input
-                id="ov-window"
-                data-testid="override-window"
-                autocomplete="off"
-                placeholder="e.g. 1m"
-                value={f.window}
-                onInput={set('window')}
-              />
-            </div>
-            <div class="field">
-              <label for="ov-burst">Burst</label>
-              <input
-                id="ov-burst"
-                data-testid="override-burst"
-                inputMode="numeric"
-                autocomplete="off"
-                value={f.burst}
-                onInput={set('burst')}
-              />
-            </div>
+            <TextField
+              id="ov-limit"
+              label="Limit"
+              testId="override-limit"
+              numeric
+              value={f.limit}
+              onValue={put('limit')}
+            />
+            <TextField
+              id="ov-window"
+              label="Window"
+              testId="override-window"
+              placeholder="e.g. 1m"
+              value={f.window}
+              onValue={put('window')}
+            />
+            <TextField
+              id="ov-burst"
+              label="Burst"
+              testId="override-burst"
+              numeric
+              value={f.burst}
+              onValue={put('burst')}
+            />
           </>
         )}
         {f.action === 'deny' && (
-          <div class="field wide">
-            <label for="ov-message">Message to the client</label>
-            <input
-              id="ov-message"
-              data-testid="override-message"
-              maxLength={200}
-              autocomplete="off"
-              placeholder="Forbidden"
-              value={f.message}
-              onInput={set('message')}
-            />
-          </div>
-        )}
-        <div class="field">
-          <label for="ov-expires">Expires in</label>
-          <input
-            id="ov-expires"
-            data-testid="override-expires"
-            autocomplete="off"
-            placeholder="e.g. 1h; blank: never"
-            value={f.expiresIn}
-            onInput={set('expiresIn')}
+          <TextField
+            id="ov-message"
+            label="Message to the client"
+            testId="override-message"
+            wide
+            maxLength={200}
+            placeholder="Forbidden"
+            value={f.message}
+            onValue={put('message')}
           />
-        </div>
+        )}
+        <TextField
+          id="ov-expires"
+          label="Expires in"
+          testId="override-expires"
+          placeholder="e.g. 1h; blank: never"
+          value={f.expiresIn}
+          onValue={put('expiresIn')}
+        />
       </div>
       <p class="hint">
         {f.action === 'quota'

@@ -3,6 +3,7 @@ import { confirmed, useAction } from '../action';
 import { enc, request } from '../api';
 import { ALGORITHMS, MODES, type PolicyView } from '../types';
 import { ActionStatus } from './ActionStatus';
+import { SelectField, TextField } from './Field';
 import { changes, fieldsNamed, fieldsOf, type Fields } from './fields';
 
 export function ThresholdForm({
@@ -36,8 +37,7 @@ export function ThresholdForm({
   const set = <K extends keyof Fields>(key: K, value: Fields[K]) =>
     setFields((f) => ({ ...f, [key]: value }));
   const bad = fieldsNamed(save.errors);
-  const invalid = (name: string) =>
-    bad.has(name) ? { 'aria-invalid': true as const, 'aria-describedby': 'threshold-error' } : {};
+  const invalid = (name: string) => ({ invalid: bad.has(name), errorId: 'threshold-error' });
   const path = `/policies/${enc(policy.name)}`;
 
   const submit = async (e: Event) => {
@@ -70,77 +70,51 @@ export function ThresholdForm({
   return (
     <form class="form" data-testid="threshold-form" onSubmit={submit} noValidate>
       <div class="grid-fields">
-        <div class="field">
-          <label for="th-limit">Limit</label>
-          <input
-            id="th-limit"
-            data-testid="field-limit"
-            inputMode="numeric"
-            autocomplete="off"
-            value={fields.limit}
-            onInput={(e) => set('limit', e.currentTarget.value)}
-            {...invalid('limit')}
-          />
-        </div>
-        <div class="field">
-          <label for="th-window">Window</label>
-          <input
-            id="th-window"
-            data-testid="field-window"
-            autocomplete="off"
-            value={fields.window}
-            aria-describedby="th-window-hint"
-            onInput={(e) => set('window', e.currentTarget.value)}
-            {...invalid('window')}
-          />
-          <small id="th-window-hint" class="hint">
-            e.g. 500ms, 30s, 5m, 1h
-          </small>
-        </div>
-        <div class="field">
-          <label for="th-burst">Burst</label>
-          <input
-            id="th-burst"
-            data-testid="field-burst"
-            inputMode="numeric"
-            autocomplete="off"
-            value={fields.burst}
-            onInput={(e) => set('burst', e.currentTarget.value)}
-            {...invalid('burst')}
-          />
-        </div>
-        <div class="field">
-          <label for="th-algo">Algorithm</label>
-          <select
-            id="th-algo"
-            data-testid="field-algo"
-            value={fields.algo}
-            onChange={(e) => set('algo', e.currentTarget.value)}
-            {...invalid('algo')}
-          >
-            {ALGORITHMS.map((a) => (
-              <option key={a} value={a}>
-                {a}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="th-mode">Mode</label>
-          <select
-            id="th-mode"
-            data-testid="field-mode"
-            value={fields.mode}
-            onChange={(e) => set('mode', e.currentTarget.value)}
-            {...invalid('mode')}
-          >
-            {MODES.map((m) => (
-              <option key={m} value={m}>
-                {m}
-              </option>
-            ))}
-          </select>
-        </div>
+        <TextField
+          id="th-limit"
+          label="Limit"
+          testId="field-limit"
+          numeric
+          value={fields.limit}
+          onValue={(v) => set('limit', v)}
+          {...invalid('limit')}
+        />
+        <TextField
+          id="th-window"
+          label="Window"
+          testId="field-window"
+          hint="e.g. 500ms, 30s, 5m, 1h"
+          value={fields.window}
+          onValue={(v) => set('window', v)}
+          {...invalid('window')}
+        />
+        <TextField
+          id="th-burst"
+          label="Burst"
+          testId="field-burst"
+          numeric
+          value={fields.burst}
+          onValue={(v) => set('burst', v)}
+          {...invalid('burst')}
+        />
+        <SelectField
+          id="th-algo"
+          label="Algorithm"
+          testId="field-algo"
+          options={ALGORITHMS}
+          value={fields.algo}
+          onValue={(v) => set('algo', v)}
+          {...invalid('algo')}
+        />
+        <SelectField
+          id="th-mode"
+          label="Mode"
+          testId="field-mode"
+          options={MODES}
+          value={fields.mode}
+          onValue={(v) => set('mode', v)}
+          {...invalid('mode')}
+        />
         <div class="field field-check">
           <input
             id="th-enabled"

@@ -22,7 +22,12 @@ export function TopRejected({ base }: { base: string }) {
 
   const items = top.data?.items ?? [];
   return (
-    <div class="panel-body" role="region" aria-label="Most rejected clients, scrollable" tabIndex={0}>
+    <div
+      class="panel-body"
+      role="region"
+      aria-label="Most rejected clients, scrollable"
+      tabIndex={0}
+    >
       <LoadState polled={top} what="the most rejected clients" />
       {top.data && items.length === 0 && (
         <p class="muted">No client was rejected in the last 5 minutes.</p>
