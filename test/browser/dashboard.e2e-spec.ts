@@ -1,4 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import {
   startTestRedis,
@@ -81,6 +83,21 @@ describe('operator dashboard in Chromium, two demo processes on one Redis', () =
     await browser?.close();
     await Promise.all([a?.stop(), b?.stop()]);
     await redis?.close();
+  });
+
+  it('ships a production bundle within its budget: under 150 KB gzipped, no JSX source info', () => {
+    const dir = join(ROOT, 'dist', 'libs', 'rate-limit', 'dashboard', 'ui', 'assets');
+    const files = readdirSync(dir).filter((f) => /\.(js|css)$/.test(f));
+    const gzipped = files.map((f) => gzipSync(readFileSync(join(dir, f)), { level: 9 }).length);
+    const total = gzipped.reduce((a, b) => a + b, 0);
+    console.log(
+      `dashboard bundle: ${files.map((f, i) => `${f} ${gzipped[i]} B`).join(', ')}; ${total} B gzipped`,
+    );
+    expect(total).toBeLessThan(150 * 1024);
+    for (const f of files.filter((name) => name.endsWith('.js'))) {
+      // A development build (NODE_ENV=test in jest's build) tags every element with its source.
+      expect(readFileSync(join(dir, f), 'utf8')).not.toContain('columnNumber');
+    }
   });
 
   it('refuses a wrong token, then shows every policy; no serious accessibility violation', async () => {
