@@ -483,6 +483,8 @@ describe('rate limiting on a Redis Cluster (3 masters, 3 replicas)', () => {
     otherMastersDuringOutage: Record<string, number>;
     /** After recovery, every decision for the dead master's identities came from Redis. */
     tailAllRedis: boolean;
+    /** The tail's decisions not made by Redis: ms after recovery, instance, error (diagnostics). */
+    tailNotRedis: string[];
     tailCount: number;
     keysOnPromoted: number[];
     /** Per identity of the dead master: its counter in Redis vs consumes Redis admitted. */
@@ -642,6 +644,10 @@ describe('rate limiting on a Redis Cluster (3 masters, 3 replicas)', () => {
         gapSources: countBy(gap.map((s) => s.source)),
         otherMastersDuringOutage: countBy(gap.filter((s) => !s.victim).map((s) => s.source)),
         tailAllRedis: tail.every((s) => s.source === 'redis'),
+        tailNotRedis: tail
+          .filter((s) => s.source !== 'redis')
+          .slice(0, 10)
+          .map((s) => `+${s.t - recoveredAt} ms i${s.instance + 1} ${s.source}: ${s.error ?? ''}`),
         tailCount: tail.length,
         keysOnPromoted,
         counted,
@@ -655,7 +661,10 @@ describe('rate limiting on a Redis Cluster (3 masters, 3 replicas)', () => {
           `max latency in the gap ${run.maxGapLatencyMs} ms (timeout ${run.timeoutMs} ms), sources ${JSON.stringify(run.gapSources)}; ` +
           `other masters' identities in the gap ${JSON.stringify(run.otherMastersDuringOutage)}; ` +
           `counters in Redis ${JSON.stringify(run.counted)} vs consumes Redis admitted ${JSON.stringify(run.admitted)} ` +
-          `(+ unanswered, sent before the kill: ${JSON.stringify(run.unansweredBeforeKill)})`,
+          `(+ unanswered, sent before the kill: ${JSON.stringify(run.unansweredBeforeKill)})` +
+          (run.tailAllRedis
+            ? ''
+            : `; after recovery, not by Redis: ${run.tailNotRedis.join('; ')}`),
       );
       return run;
     } finally {
