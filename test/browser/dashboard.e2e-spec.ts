@@ -290,6 +290,32 @@ describe('operator dashboard in Chromium, two demo processes on one Redis', () =
     await done(page);
   });
 
+  it('sets a client override with an expiry from the page, enforced on the other instance, and removes it', async () => {
+    const ip = '192.0.2.150';
+    const page = await signedIn();
+    await openPolicy(page);
+    await page.getByTestId('override-identity').fill(`ip:${ip}`);
+    await page.getByTestId('override-action').selectOption('deny');
+    await page.getByTestId('override-message').fill('Suspended by the browser test');
+    await page.getByTestId('override-expires').fill('1h');
+    await page.getByTestId('save-override').click();
+    const row = page.getByTestId('override-row').filter({ hasText: ip });
+    await row.waitFor();
+    // Decided in the client's own key by every instance, from the first request.
+    const denied = await b.get('/api/fixed-window', { 'X-Forwarded-For': ip });
+    expect(denied.status).toBe(429);
+    expect(JSON.parse(denied.body).message).toBe('Suspended by the browser test');
+    const listed = await api(
+      b,
+      `/admin/policies/${POLICY}/clients/${encodeURIComponent(`ip:${ip}`)}`,
+    );
+    expect(listed.expiresAt).not.toBeNull();
+    await row.getByTestId('remove-override').click();
+    await row.waitFor({ state: 'detached' });
+    await within(5_000, async () => (await hit(b, ip)) === 200);
+    await done(page);
+  });
+
   it('shows a banner when Redis goes down', async () => {
     const page = await signedIn();
     await page.getByTestId(`policy-row-${POLICY}`).waitFor();
