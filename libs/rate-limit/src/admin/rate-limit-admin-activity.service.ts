@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { UnknownPolicyError } from '../errors/unknown-policy.error';
 import { PolicyRegistry } from '../registry/policy-registry';
 import type { AuditEntry } from '../runtime/audit/audit-entry';
 import { AuditLog } from '../runtime/audit/audit-log.service';
@@ -24,26 +23,22 @@ export class RateLimitAdminActivity {
 
   /** Every policy's series (names sorted), or the named policy's alone. */
   series(minutes: number, name?: string): Promise<TrafficSeries> {
-    if (name !== undefined) this.known(name);
+    if (name !== undefined) this.registry.require(name);
     const names = name === undefined ? this.registry.names().sort() : [name];
     return fromStore(() => this.traffic.series(names, minutes));
   }
 
   topRejected(name: string, minutes: number, count: number): Promise<[string, number][]> {
-    this.known(name);
+    this.registry.require(name);
     return fromStore(() => this.traffic.topRejected(name, minutes, count));
   }
 
   auditLog(policy: string | undefined, limit: number): Promise<AuditEntry[]> {
-    if (policy !== undefined) this.known(policy);
+    if (policy !== undefined) this.registry.require(policy);
     return fromStore(() => this.audit.list(policy, limit));
   }
 
   liveInstances(): Promise<InstancesView> {
     return this.instances.list();
-  }
-
-  private known(name: string): void {
-    if (!this.registry.get(name)) throw new UnknownPolicyError(name);
   }
 }

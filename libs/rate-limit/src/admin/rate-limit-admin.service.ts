@@ -3,14 +3,12 @@ import { ApplicationConfig } from '@nestjs/core';
 import type { RateLimitConfig } from '../config/resolve-module-options';
 import { InvalidPolicyChangeError } from '../errors/invalid-policy-change.error';
 import { StoredKeyConflictError } from '../errors/stored-key-conflict.error';
-import { UnknownPolicyError } from '../errors/unknown-policy.error';
 import { UnknownTierError } from '../errors/unknown-tier.error';
 import {
   TIER_THRESHOLDS,
   type PolicyOverride,
   type TierThresholds,
 } from '../policy/policy-thresholds';
-import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { RATE_LIMIT_CONFIG, RATE_LIMIT_OVERRIDES, RATE_LIMIT_STORE } from '../rate-limit.constants';
 import {
   PolicyRegistry,
@@ -60,14 +58,14 @@ export class RateLimitAdminService {
   }
 
   async get(name: string): Promise<PolicyView> {
-    this.known(name);
+    this.registry.require(name);
     const totals = await fromStore(() => this.stats.totals([name]));
     return this.view(name, totals.get(name)!);
   }
 
   /** Sets the changed fields of the override and announces the result to every instance. */
   async update(name: string, patch: PolicyPatch): Promise<PolicyView> {
-    this.known(name);
+    this.registry.require(name);
     // Checked as a whole, on the override as stored now (another instance or redis-cli may have
     // changed it since this one last read it), before anything is written.
     const current = await this.storedOverride(name);
@@ -127,32 +125,28 @@ export class RateLimitAdminService {
     // Checked before writing; a change another writer made meanwhile may still spoil the whole.
     const problem = this.registry.applyOverride(name, override);
     if (problem) this.logger.warn(`The override of "${name}" as stored is not applied: ${problem}`);
-    await this.audit.record(
-      {
-        policy: name,
-        ...audited,
-        before: auditedThresholds(before),
-        after: auditedThresholds(this.registry.effective(name)!),
-      },
-      override,
-    );
-    await this.shortenIfNeeded(name, before);
-    return this.get(name);
+    return this.changed(name, audited, before, override);
   }
 
   async clearOverride(name: string): Promise<PolicyView> {
-    this.known(name);
+    this.registry.require(name);
     const before = this.registry.effective(name)!;
     await writing(() => this.overrides.clear(name));
     this.registry.applyOverride(name, null);
+    return this.changed(name, { action: 'clear-override' }, before, null);
+  }
+
+  /** A change stored and applied: audited, keys re-tightened if need be, the policy answered. */
+  private async changed(
+    name: string,
+    change: { action: AuditAction; tier?: string },
+    before: EffectiveThresholds,
+    override: PolicyOverride | null,
+  ): Promise<PolicyView> {
+    const after = auditedThresholds(this.registry.effective(name)!);
     await this.audit.record(
-      {
-        policy: name,
-        action: 'clear-override',
-        before: auditedThresholds(before),
-        after: auditedThresholds(this.registry.effective(name)!),
-      },
-      null,
+      { policy: name, ...change, before: auditedThresholds(before), after },
+      override,
     );
     await this.shortenIfNeeded(name, before);
     return this.get(name);
@@ -185,7 +179,7 @@ export class RateLimitAdminService {
 
   /** Live usage per identity, a page at a time (see PolicyKeys). */
   async keys(name: string, cursor: string | undefined, count: number): Promise<KeyUsagePage> {
-    return this.keyUsage.page(this.known(name), cursor, count);
+    return this.keyUsage.page(this.registry.require(name), cursor, count);
   }
 
   /** Unknown policy: UnknownPolicyError, from IdentityResets. */
@@ -196,14 +190,8 @@ export class RateLimitAdminService {
   }
 
   private knownTier(name: string, tier: string): void {
-    this.known(name);
+    this.registry.require(name);
     if (!this.registry.declaredTiers(name).has(tier)) throw new UnknownTierError(name, tier);
-  }
-
-  private known(name: string): RateLimitPolicy {
-    const policy = this.registry.get(name);
-    if (!policy) throw new UnknownPolicyError(name);
-    return policy;
   }
 
   private view(name: string, totals: PolicyTotals): PolicyView {

@@ -1,3 +1,4 @@
+import { UnknownPolicyError } from '../errors/unknown-policy.error';
 import { Injectable } from '@nestjs/common';
 import type { PolicyOverride, TierThresholds } from '../policy/policy-thresholds';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
@@ -67,6 +68,13 @@ export class PolicyRegistry {
   /** The effective policy (defaults with the override applied). */
   get(name: string): RateLimitPolicy | undefined {
     return this.policies.get(name)?.effective.policy;
+  }
+
+  /** The effective policy; UnknownPolicyError when no policy has that name. */
+  require(name: string): RateLimitPolicy {
+    const policy = this.get(name);
+    if (!policy) throw new UnknownPolicyError(name);
+    return policy;
   }
 
   /** The policy's and its tiers' thresholds in force. */

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DecisionEngine } from '../engine/decision-engine';
-import { UnknownPolicyError } from '../errors/unknown-policy.error';
 import { RATE_LIMIT_CHANNEL } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
 import type { PolicyChannel } from './policy-channel';
@@ -22,9 +21,7 @@ export class IdentityResets {
 
   /** `tags`: the key tags of the identities (see KeyBuilder). */
   async reset(policyName: string, tags: readonly string[]): Promise<void> {
-    const policy = this.registry.get(policyName);
-    if (!policy) throw new UnknownPolicyError(policyName);
-    await this.engine.reset(policy, tags);
+    await this.engine.reset(this.registry.require(policyName), tags);
     await this.channel.announceReset(policyName, tags);
   }
 }

@@ -33,7 +33,8 @@ export class InstanceHeartbeat implements OnApplicationBootstrap, OnModuleDestro
   private standingNow: InstanceStanding = { instances: 1, rank: 0 };
   private timer?: NodeJS.Timeout;
   private readonly script = new RedisScript('heartbeat', readLuaFile('heartbeat'));
-  private readonly aliveMs: number;
+  /** How long an instance counts as alive after its last heartbeat. */
+  readonly aliveMs: number;
 
   constructor(
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
@@ -85,7 +86,8 @@ export class InstanceHeartbeat implements OnApplicationBootstrap, OnModuleDestro
     }
   }
 
-  private get key(): string {
+  /** The sorted set of live instances (`<prefix>:instances`). */
+  get key(): string {
     return `${this.config.keys.prefix}:instances`;
   }
 }

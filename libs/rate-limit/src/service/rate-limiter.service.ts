@@ -7,7 +7,6 @@ import type {
 import { DecisionEngine } from '../engine/decision-engine';
 import type { DecideOptions, PolicyRequest } from '../engine/policy-request';
 import { InvalidCostError } from '../errors/invalid-cost.error';
-import { UnknownPolicyError } from '../errors/unknown-policy.error';
 import { MAX_LIMIT } from '../policy/policy-limits';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
@@ -79,8 +78,7 @@ export class RateLimiterService {
   }
 
   private policy(name: string, tier?: string): RateLimitPolicy {
-    const policy = this.registry.get(name);
-    if (!policy) throw new UnknownPolicyError(name);
+    const policy = this.registry.require(name);
     return (tier !== undefined && this.registry.getTier(name, tier)) || policy;
   }
 }

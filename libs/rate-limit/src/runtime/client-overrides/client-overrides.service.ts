@@ -3,9 +3,7 @@ import type { RateLimitConfig } from '../../config/resolve-module-options';
 import { DecisionEngine } from '../../engine/decision-engine';
 import { InvalidPolicyChangeError } from '../../errors/invalid-policy-change.error';
 import { UncertainWriteError } from '../../errors/uncertain-write.error';
-import { UnknownPolicyError } from '../../errors/unknown-policy.error';
 import type { ClientOverride } from '../../policy/client-override';
-import type { RateLimitPolicy } from '../../policy/rate-limit-policy.interface';
 import {
   RATE_LIMIT_CHANNEL,
   RATE_LIMIT_CLIENT_OVERRIDES,
@@ -56,7 +54,7 @@ export class ClientOverrides {
     identity: string,
     override: ClientOverride,
   ): Promise<ClientOverrideRecord> {
-    const policy = this.policy(policyName);
+    const policy = this.registry.require(policyName);
     const now = Date.now();
     const problems = clientOverrideProblems(override, policy, now);
     if (problems.length > 0) throw new InvalidPolicyChangeError(problems);
@@ -90,7 +88,7 @@ export class ClientOverrides {
    * so an override whose listing is damaged can still be removed.
    */
   async remove(policyName: string, identity: string): Promise<boolean> {
-    this.policy(policyName);
+    this.registry.require(policyName);
     const tag = this.config.keys.operatorTag(identity);
     const key = this.key(tag, policyName);
     const [existed] = await this.store.existing([key]);
@@ -143,7 +141,7 @@ export class ClientOverrides {
 
   /** The identity's override in force, if any. */
   async get(policyName: string, identity: string): Promise<ClientOverrideRecord | undefined> {
-    this.policy(policyName);
+    this.registry.require(policyName);
     const tag = this.config.keys.operatorTag(identity);
     const record = await this.index.get(policyName, tag);
     if (!record) return undefined;
@@ -157,7 +155,7 @@ export class ClientOverrides {
     cursor: string | null,
     count: number,
   ): Promise<ClientOverrideList> {
-    this.policy(policyName);
+    this.registry.require(policyName);
     const page = await this.index.page(policyName, cursor, count);
     return { items: await this.live(policyName, page.records), cursor: page.cursor };
   }
@@ -189,11 +187,5 @@ export class ClientOverrides {
 
   private key(tag: string, policyName: string): string {
     return this.config.keys.clientOverrideKey(tag, policyName);
-  }
-
-  private policy(name: string): RateLimitPolicy {
-    const policy = this.registry.get(name);
-    if (!policy) throw new UnknownPolicyError(name);
-    return policy;
   }
 }

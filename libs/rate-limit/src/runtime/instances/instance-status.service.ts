@@ -91,7 +91,7 @@ export class InstanceStatus implements OnApplicationBootstrap, OnModuleDestroy, 
     if (client.status !== 'ready') return alone('down');
     try {
       const ids = await withTimeout(
-        client.zrange(this.key('instances'), '0', '-1'),
+        client.zrange(this.heartbeat.key, '0', '-1'),
         BACKGROUND_TIMEOUT_MS,
       );
       const others = ids.filter((id) => id !== own.id);
@@ -119,19 +119,19 @@ export class InstanceStatus implements OnApplicationBootstrap, OnModuleDestroy, 
   private async report(): Promise<void> {
     const client = this.connection.client;
     if (!client || client.status !== 'ready') return;
-    const aliveMs = Math.max(2_000, 3 * this.config.statsFlushMs);
     await withTimeout(
-      client.set(this.instanceKey(this.heartbeat.id), JSON.stringify(this.own()), 'PX', aliveMs),
+      client.set(
+        this.instanceKey(this.heartbeat.id),
+        JSON.stringify(this.own()),
+        'PX',
+        this.heartbeat.aliveMs,
+      ),
       BACKGROUND_TIMEOUT_MS,
     ).catch(() => undefined);
   }
 
   private instanceKey(id: string): string {
-    return this.key(`instance:${id}`);
-  }
-
-  private key(suffix: string): string {
-    return `${this.config.keys.prefix}:${suffix}`;
+    return `${this.config.keys.prefix}:instance:${id}`;
   }
 }
 
