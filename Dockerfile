@@ -2,7 +2,10 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# `npm ci` refuses this lock file: the registry it was made against serves only some platforms'
+# optional binaries (@swc/core-*, @unrs/resolver-binding-*), so the lock cannot list the others and
+# npm calls it out of sync (as in .ci/run). `npm install` then installs the same locked versions.
+RUN npm ci --no-audit --no-fund || npm install --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev
 

@@ -7,7 +7,7 @@ import { appRules, layerRules } from './tools/layers.mjs';
 
 export default defineConfig(
   {
-    ignores: ['dist/', 'node_modules/', 'coverage/', 'reports/', '.stryker-tmp/', '**/*.js', '**/*.cjs', '**/*.mjs'],
+    ignores: ['dist/', 'node_modules/', 'coverage/', 'reports/', '.stryker-tmp/', '**/*.js', '**/*.cjs', '**/*.mjs', '!tools/**/*.mjs'],
   },
   eslint.configs.recommended,
   tseslint.configs.recommended,
@@ -38,6 +38,17 @@ export default defineConfig(
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-explicit-any': 'off',
+    },
+  },
+  {
+    // tools/**/*.mjs are Node scripts (the package test, the Dockerfile runner): Node's globals.
+    files: ['tools/**/*.mjs'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['process', 'console', 'setTimeout', 'clearTimeout', 'fetch', 'AbortSignal', 'URL', 'Buffer'].map(
+          (name) => [name, 'readonly'],
+        ),
+      ),
     },
   },
   // Dependencies point one way (tools/layers.mjs, docs/ARCHITECTURE.md).
