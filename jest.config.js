@@ -1,13 +1,16 @@
 // @ts-check
 /**
- * Jest configuration: three projects (unit, integration, e2e) sharing one SWC transform.
+ * Jest configuration: projects (unit, integration, e2e on Express and on Fastify, load) sharing one
+ * SWC transform.
  *
  * Why node_modules are partly transformed: NestJS 12 (`@nestjs/*`) ships ESM only ("type": "module"),
  * while this repo compiles to CommonJS and Jest runs CommonJS. Jest's module loader cannot load
  * ESM through `require`, so those packages are transpiled to CommonJS by @swc/jest. The same holds
  * for `file-type` (ESM only, loaded by @nestjs/common's FileTypeValidator through `import()`, which
- * SWC turns into `require`) and its ESM-only dependencies. `uid`, `@standard-schema/spec`, `tslib`
- * and `es-toolkit` are dual packages whose "require" export condition gives CommonJS, so they load
+ * SWC turns into `require`) and its ESM-only dependencies, and for `content-disposition` 3, which
+ * @fastify/static (Swagger's UI on Fastify) requires from its own nested node_modules: so a path is
+ * judged by its innermost node_modules package. `uid`, `@standard-schema/spec`, `tslib` and
+ * `es-toolkit` are dual packages whose "require" export condition gives CommonJS, so they load
  * untransformed.
  *
  * Redis: there is no globalSetup. Each integration/e2e file starts its own Redis with
@@ -24,6 +27,11 @@ const esmOnlyPackages = [
   'uint8array-extras',
   '@tokenizer',
   '@borewit',
+  'content-disposition',
+  // Mercurius (CommonJS) loads its ESM-only cache with `await import()`, which Jest's CommonJS
+  // runtime cannot run: both are transpiled so that the import becomes a require.
+  'mercurius',
+  'quick-lru',
 ];
 
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -51,13 +59,23 @@ const shared = {
     '^.+\\.(t|mt|ct)s$': swc('typescript'),
     '^.+\\.(m?js)$': swc('ecmascript'),
   },
-  transformIgnorePatterns: [`/node_modules/(?!(${esmOnlyPackages.map(escape).join('|')})/)`],
+  transformIgnorePatterns: [
+    `/node_modules/(?!(${esmOnlyPackages.map(escape).join('|')})/)(?!.*/node_modules/)`,
+  ],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json', 'node'],
   moduleNameMapper: {
     '^@app/rate-limit$': '<rootDir>/libs/rate-limit/src',
     '^@app/rate-limit/(.*)$': '<rootDir>/libs/rate-limit/src/$1',
   },
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
+};
+
+/** @type {import('jest').Config} */
+const e2e = {
+  ...shared,
+  displayName: 'e2e',
+  testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+  testPathIgnorePatterns: ['<rootDir>/test/load/', '<rootDir>/test/browser/'],
 };
 
 /** @type {import('jest').Config} */
@@ -79,11 +97,13 @@ module.exports = {
       displayName: 'integration',
       testMatch: ['<rootDir>/libs/**/test/**/*.int-spec.ts'],
     },
+    e2e,
+    // The same suite on @nestjs/platform-fastify: both platforms give identical headers, bodies
+    // and identities (SPEC section 13).
     {
-      ...shared,
-      displayName: 'e2e',
-      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      testPathIgnorePatterns: ['<rootDir>/test/load/', '<rootDir>/test/browser/'],
+      ...e2e,
+      displayName: 'e2e-fastify',
+      setupFiles: ['<rootDir>/test/utils/fastify-platform.ts'],
     },
     {
       // The demo as separate processes (`node dist/apps/demo/main.js`), built once beforehand;

@@ -314,6 +314,12 @@ describe('admin API across two demo instances', () => {
       // Named after Object.prototype members: the whitelist once let them through (fuzz-found).
       ['a field named constructor', JSON.parse('{"limit":3,"constructor":1}'), 'constructor'],
       ['a field named __proto__', JSON.parse('{"__proto__":0,"limit":3}'), '__proto__'],
+      // What Fastify's JSON parser refuses itself, by default with its own message.
+      [
+        'a constructor holding a prototype',
+        JSON.parse('{"limit":3,"constructor":{"prototype":{"admin":true}}}'),
+        'constructor',
+      ],
       ['a field named prototype', { prototype: 0, limit: 3 }, 'prototype'],
     ];
     it.each(bad)('%s', async (_label, body, field) => {

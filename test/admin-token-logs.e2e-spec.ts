@@ -1,8 +1,7 @@
 import { ConsoleLogger, type INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { AppModule } from '../apps/demo/src/app.module';
 import { startTestRedis, uniquePrefix, type TestRedis } from '../libs/rate-limit/test/support/redis-test-server';
+import { createDemoApp } from './utils/create-demo-app';
 
 /** Everything the app logs, as text. */
 class CapturingLogger extends ConsoleLogger {
@@ -22,17 +21,10 @@ describe('the admin token stays out of the logs', () => {
 
   beforeAll(async () => {
     redis = await startTestRedis();
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        AppModule.forRoot({
-          REDIS_URL: redis.url,
-          RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
-          ADMIN_TOKEN: TOKEN,
-        }),
-      ],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger });
-    await app.init();
+    app = await createDemoApp(
+      { REDIS_URL: redis.url, RATE_LIMIT_KEY_PREFIX: uniquePrefix(), ADMIN_TOKEN: TOKEN },
+      { logger },
+    );
   });
   afterAll(async () => {
     await app.close();

@@ -5,8 +5,12 @@
 import type { INestApplication } from '@nestjs/common';
 import { request } from 'node:http';
 import { startReverseProxy, type ReverseProxy } from './support/reverse-proxy';
-import { startTestRedis, uniquePrefix, type TestRedis } from '../libs/rate-limit/test/support/redis-test-server';
-import { createDemoApp } from './utils/create-demo-app';
+import {
+  startTestRedis,
+  uniquePrefix,
+  type TestRedis,
+} from '../libs/rate-limit/test/support/redis-test-server';
+import { createDemoApp, DEMO_PLATFORM, type CreateDemoAppOptions } from './utils/create-demo-app';
 import { untilReady } from './utils/redis-readiness';
 
 /** One GET from `localAddress` (a loopback address of its own: one client). */
@@ -41,12 +45,15 @@ describe('client addresses through proxies', () => {
     await redis.close();
   });
 
-  async function demo(trustProxy: string): Promise<string> {
-    const app = await createDemoApp({
-      REDIS_URL: redis.url,
-      RATE_LIMIT_KEY_PREFIX: uniquePrefix('proxy'),
-      TRUST_PROXY: trustProxy,
-    });
+  async function demo(trustProxy: string, options?: CreateDemoAppOptions): Promise<string> {
+    const app = await createDemoApp(
+      {
+        REDIS_URL: redis.url,
+        RATE_LIMIT_KEY_PREFIX: uniquePrefix('proxy'),
+        TRUST_PROXY: trustProxy,
+      },
+      options,
+    );
     apps.push(app);
     await app.listen(0, '127.0.0.1');
     await untilReady(app);
@@ -75,6 +82,17 @@ describe('client addresses through proxies', () => {
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
     // Another client behind the same proxy has its own budget.
     expect((await get(`${proxy.url}/api/gcra`, '127.32.0.2')).status).toBe(200);
+  });
+
+  it(`trustProxy off, ${DEMO_PLATFORM} itself trusting every hop: X-Forwarded-For is still ignored`, async () => {
+    // The limiter reads the raw socket and header by its own trustProxy, never the framework's
+    // req.ip (Express `trust proxy`, Fastify `trustProxy`), which here would believe anything.
+    const url = await demo('false', { platformTrustsProxies: true });
+    const statuses: number[] = [];
+    for (let n = 0; n < 7; n++) {
+      statuses.push((await get(`${url}/api/token-bucket`, '127.34.0.1', `198.51.100.${n}`)).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
   });
 
   it('loopback trusted: the proxy on 127.0.0.1 is believed, so clients are told apart', async () => {

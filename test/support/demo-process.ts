@@ -1,10 +1,17 @@
 /**
  * The demo as users run it: `node dist/apps/demo/main.js` in a process of its own, on a free
- * port. Every process started here is SIGKILLed when the test process exits.
+ * port, on Express unless DEMO_HTTP_PLATFORM (or HTTP_PLATFORM in `env`) says `fastify`. Every
+ * process started here is SIGKILLed when the test process exits.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { request } from 'node:http';
+import { type IncomingHttpHeaders, request } from 'node:http';
 import { DEMO_MAIN, ROOT } from './demo-build';
+
+export interface DemoResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
 
 export interface DemoProcess {
   readonly port: number;
@@ -12,8 +19,8 @@ export interface DemoProcess {
   readonly pid: number;
   readonly url: string;
   readonly child: ChildProcess;
-  /** GET on this instance; resolves with the status and body. */
-  get(path: string, headers?: Record<string, string>): Promise<{ status: number; body: string }>;
+  /** GET on this instance; resolves with the status, headers and body. */
+  get(path: string, headers?: Record<string, string>): Promise<DemoResponse>;
   /** The Prometheus scrape, as `series{labels} -> value`. */
   metrics(): Promise<Map<string, number>>;
   /** SIGTERM (graceful shutdown); resolves once the process has exited. */
@@ -41,7 +48,14 @@ export function startDemoProcess(
 ): Promise<DemoProcess> {
   const child = spawn('sh', ['-c', WATCHDOG, process.execPath, main], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', NODE_ENV: 'production', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      NODE_ENV: 'production',
+      // The whole load suite runs on Fastify with DEMO_HTTP_PLATFORM=fastify.
+      HTTP_PLATFORM: process.env.DEMO_HTTP_PLATFORM ?? 'express',
+      ...env,
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   // Ending the watchdog's pipe after it has gone must not throw EPIPE.
@@ -80,12 +94,12 @@ function demoProcess(child: ChildProcess, port: number, pid: number): DemoProces
   child.stderr?.resume();
   const url = `http://127.0.0.1:${port}`;
   const get = (path: string, headers: Record<string, string> = {}) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
+    new Promise<DemoResponse>((resolve, reject) => {
       const req = request(`${url}${path}`, { headers, agent: false }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
       });
       req.on('error', reject);
       req.end();

@@ -1,4 +1,4 @@
-import { validateDemoEnv } from './demo-config';
+import { httpPlatform, validateDemoEnv } from './demo-config';
 
 describe('validateDemoEnv', () => {
   it('reads cluster nodes as host:port and [IPv6]:port', () => {
@@ -32,6 +32,24 @@ describe('TRUST_PROXY', () => {
     ['10.0.0.0/8, 192.168.1.7', '10.0.0.0/8, 192.168.1.7'],
   ])('reads %j as Express does: %j', (value, expected) => {
     expect(validateDemoEnv({ TRUST_PROXY: value }).demo.trustProxy).toEqual(expected);
+  });
+});
+
+describe('HTTP_PLATFORM', () => {
+  it.each<[string | undefined, string]>([
+    [undefined, 'express'],
+    ['', 'express'],
+    ['express', 'express'],
+    [' fastify ', 'fastify'],
+  ])('reads %j as %j', (value, expected) => {
+    expect(validateDemoEnv({ HTTP_PLATFORM: value }).demo.httpPlatform).toBe(expected);
+    expect(httpPlatform(value)).toBe(expected);
+  });
+
+  it.each(['koa', 'Fastify', 'express,fastify'])('refuses %j, naming the choices', (value) => {
+    expect(() => validateDemoEnv({ HTTP_PLATFORM: value })).toThrow(
+      `HTTP_PLATFORM must be one of express, fastify (got ${JSON.stringify(value)})`,
+    );
   });
 });
 

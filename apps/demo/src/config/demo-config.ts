@@ -5,9 +5,14 @@ import {
   type TrustProxy,
 } from '@app/rate-limit';
 
+/** The Nest HTTP platforms the demo runs on (HTTP_PLATFORM). */
+export const HTTP_PLATFORMS = ['express', 'fastify'] as const;
+export type HttpPlatform = (typeof HTTP_PLATFORMS)[number];
+
 /** The demo's settings, read from the environment once at start. */
 export interface DemoConfig {
   port: number;
+  httpPlatform: HttpPlatform;
   redisUrl?: string;
   clusterNodes?: { host: string; port: number }[];
   sentinels?: { host: string; port: number }[];
@@ -73,6 +78,20 @@ function trustProxy(value: string | undefined): TrustProxy {
 }
 
 /**
+ * HTTP_PLATFORM: `express` (unset) or `fastify`. Read by main.ts before the app exists (the
+ * adapter is chosen before any module loads) and again with the other settings.
+ */
+export function httpPlatform(value: string | undefined): HttpPlatform {
+  const text = value?.trim() || 'express';
+  if (!(HTTP_PLATFORMS as readonly string[]).includes(text)) {
+    throw new Error(
+      `HTTP_PLATFORM must be one of ${HTTP_PLATFORMS.join(', ')} (got ${JSON.stringify(value)})`,
+    );
+  }
+  return text as HttpPlatform;
+}
+
+/**
  * Validates the environment for ConfigModule. The result is nested under `demo` so that
  * ConfigModule does not copy it back into process.env (two apps in one test process stay apart).
  */
@@ -96,6 +115,7 @@ export function validateDemoEnv(env: Record<string, string | undefined>): { demo
   return {
     demo: {
       port: integer('PORT', env.PORT, 3000, 0, 65535),
+      httpPlatform: httpPlatform(env.HTTP_PLATFORM),
       redisUrl: env.REDIS_URL || undefined,
       clusterNodes: hostPorts('REDIS_CLUSTER_NODES', env.REDIS_CLUSTER_NODES),
       sentinels: hostPorts('REDIS_SENTINELS', env.REDIS_SENTINELS),
