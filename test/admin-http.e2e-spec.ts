@@ -301,12 +301,17 @@ describe('OpenAPI document (/docs-json)', () => {
       'PolicyRouteDto',
       'PolicyStatsDto',
       'PolicyThresholdsDto',
-      'PolicyOverrideDto',
       'KeyUsageDto',
       'KeyUsagePageDto',
     ]) {
       expect(schemas[name]?.properties).toBeDefined();
     }
+    // Inline, not a $ref: OpenAPI 3.0 has no null type, and null fails an allOf of a $ref.
+    expect(schemas.PolicyViewDto.properties?.override).toMatchObject({
+      type: 'object',
+      nullable: true,
+      properties: { limit: { type: 'integer' }, windowMs: { type: 'integer' } },
+    });
     const params = doc.paths['/admin/policies/{name}/keys'].get!.parameters ?? [];
     expect(params.filter((p) => p.in === 'query').map((p) => p.name)).toEqual(
       expect.arrayContaining(['cursor', 'count']),

@@ -1,10 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { documentRateLimits } from '@app/rate-limit';
 
 /**
  * Swagger UI at `/docs` and the OpenAPI document at `/docs-json`, with bearer auth for the admin
  * API. Call it before `app.init()`/`listen()`: the routes must be registered ahead of Nest's
- * not-found handler.
+ * not-found handler. `@RateLimit()` routes document their 429 and headers by themselves;
+ * `documentRateLimits()` matches the headers to the module's options.
  */
 export function setupSwagger(app: INestApplication): void {
   const config = new DocumentBuilder()
@@ -16,7 +18,8 @@ export function setupSwagger(app: INestApplication): void {
     .setVersion('0.1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' })
     .build();
-  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, config), {
+  const document = () => documentRateLimits(SwaggerModule.createDocument(app, config), app);
+  SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',
   });
 }

@@ -1,5 +1,9 @@
 import { Controller, Get, type ExecutionContext } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
 import { RateLimit } from '@app/rate-limit';
+import { RouteAnswerDto } from './demo-answer.dto';
+
+const ANSWER = ApiOkResponse({ type: RouteAnswerDto, description: 'Admitted' });
 
 /**
  * DEMO SHORTCUT, NOT A SAFE SOURCE: the tier comes from a header the client sends, so any
@@ -17,6 +21,7 @@ function planHeader(context: ExecutionContext): string | undefined {
 @Controller('api')
 export class PlansController {
   @Get('plan')
+  @ANSWER
   @RateLimit({
     name: 'demo.plan',
     algo: 'fixed-window',

@@ -1,11 +1,16 @@
 import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
 import { RateLimit, SkipRateLimit } from '@app/rate-limit';
+import { RouteAnswerDto } from './demo-answer.dto';
+
+const ANSWER = ApiOkResponse({ type: RouteAnswerDto, description: 'Admitted' });
 
 /** The other ways to apply limits: stacked policies, an API-key identity, and an exemption. */
 @Controller('api')
 export class ShowcaseController {
   /** 3 per 10 s per client, and 20 per minute for the whole route: both must admit. */
   @Get('stacked')
+  @ANSWER
   @RateLimit({
     name: 'demo.stacked-client',
     algo: 'sliding-window',
@@ -26,6 +31,7 @@ export class ShowcaseController {
 
   /** 5 per 10 s per `X-Api-Key` (per client IP when the header is missing). */
   @Get('keyed')
+  @ANSWER
   @RateLimit({
     name: 'demo.api-key',
     algo: 'token-bucket',
@@ -38,6 +44,7 @@ export class ShowcaseController {
   }
 
   @Get('unlimited')
+  @ANSWER
   @SkipRateLimit()
   unlimited() {
     return { route: 'unlimited', ok: true };

@@ -1,5 +1,5 @@
 import { Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { InstancesView } from '../runtime/instances/instance-view';
 import { AdminController, BAD_INPUT, NAME, UNKNOWN } from './admin-api.decorators';
 import { AuditQueryDto, TopRejectedQueryDto, TrafficQueryDto } from './dto/activity-query.dto';
@@ -8,6 +8,7 @@ import {
   InstancesDto,
   PolicyTrafficDto,
   TopRejectedDto,
+  TrafficColumnsDto,
   TrafficOverviewDto,
 } from './dto/activity-view.dto';
 import { RateLimitAdminActivity } from './rate-limit-admin-activity.service';
@@ -26,6 +27,8 @@ export class RateLimitAdminActivityController {
     summary: 'Every policy: decisions per 10 s bucket over the last minutes, on every instance',
   })
   @ApiOkResponse({ type: TrafficOverviewDto })
+  // Only a $ref in TrafficOverviewDto names it, and Swagger adds a model when a type does.
+  @ApiExtraModels(TrafficColumnsDto)
   @BAD_INPUT
   async overview(@Query() query: TrafficQueryDto): Promise<TrafficOverviewDto> {
     const series = await this.activity.series(query.minutes);

@@ -160,6 +160,17 @@ describe('normalizePolicy', () => {
     expectRejected({ mode: mode as never }, 'mode');
   });
 
+  it.each([['false'], [0], [null]])('rejects the openApi %p', (openApi) => {
+    expectRejected({ openApi: openApi as never }, 'openApi');
+  });
+
+  it('accepts openApi true or false, which only the OpenAPI document reads', () => {
+    const plain = normalizePolicy({ limit: 5, window: '1s' }, 'p', WHERE);
+    for (const openApi of [true, false]) {
+      expect(normalizePolicy({ limit: 5, window: '1s', openApi }, 'p', WHERE)).toEqual(plain);
+    }
+  });
+
   it.each([[''], ['has space'], ['a:b'], ['{tag}'], ['x'.repeat(129)]])(
     'rejects the name %p',
     (name) => {

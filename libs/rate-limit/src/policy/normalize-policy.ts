@@ -66,6 +66,13 @@ export function normalizePolicy(
     );
   }
   if (typeof options.cost === 'number') checkCount(where, 'cost', options.cost);
+  if (options.openApi !== undefined && typeof options.openApi !== 'boolean') {
+    throw new RateLimitConfigError(
+      where,
+      'openApi',
+      `must be true or false (got ${JSON.stringify(options.openApi)})`,
+    );
+  }
   return {
     name,
     algo,

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import type { AuditAction, AuditEntry, AuditSource } from '../../runtime/audit/audit-entry';
 import type { InstanceView } from '../../runtime/instances/instance-view';
 
@@ -52,7 +52,7 @@ export class TrafficOverviewDto {
   @ApiProperty({
     description: 'Per policy name, its columns.',
     type: 'object',
-    additionalProperties: { $ref: '#/components/schemas/TrafficColumnsDto' },
+    additionalProperties: { $ref: getSchemaPath(TrafficColumnsDto) },
   })
   policies!: Record<string, TrafficColumnsDto>;
 }

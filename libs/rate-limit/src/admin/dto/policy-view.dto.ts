@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { MAX_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS } from '../../policy/policy-limits';
 import { RATE_LIMIT_ALGORITHMS, type RateLimitAlgorithm } from '../../policy/rate-limit-algorithm';
 import type { RateLimitMode } from '../../policy/rate-limit-options.interface';
@@ -51,37 +51,19 @@ export class PolicyThresholdsDto implements PolicyThresholds {
  * The policy's own fields set in its Redis hash; absent ones come from the decorator defaults.
  * Each tier's are shown on the tier.
  */
-export class PolicyOverrideDto implements Omit<PolicyOverride, 'tiers'> {
-  @ApiPropertyOptional({ enum: RATE_LIMIT_ALGORITHMS, example: 'token-bucket' })
-  algo?: RateLimitAlgorithm;
-
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, example: 50 })
-  limit?: number;
-
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: MIN_WINDOW_MS,
-    maximum: MAX_WINDOW_MS,
-    example: 60_000,
-  })
-  windowMs?: number;
-
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, example: 10 })
-  burst?: number;
-
-  @ApiPropertyOptional({ enum: RATE_LIMIT_MODES, example: 'shadow' })
-  mode?: RateLimitMode;
-
-  @ApiPropertyOptional({ example: true })
-  enabled?: boolean;
-
-  @ApiPropertyOptional({
+const OVERRIDE_PROPERTIES = {
+  algo: { type: 'string', enum: [...RATE_LIMIT_ALGORITHMS], example: 'token-bucket' },
+  limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, example: 50 },
+  windowMs: { type: 'integer', minimum: MIN_WINDOW_MS, maximum: MAX_WINDOW_MS, example: 60_000 },
+  burst: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, example: 10 },
+  mode: { type: 'string', enum: [...RATE_LIMIT_MODES], example: 'shadow' },
+  enabled: { type: 'boolean', example: true },
+  updatedAt: {
     type: 'integer',
     description: 'When the override was last written, in ms since the Unix epoch.',
     example: 1_767_225_600_000,
-  })
-  updatedAt?: number;
-}
+  },
+} as const;
 
 /** @publicApi */
 export class PolicyRouteDto implements PolicyRoute {
@@ -103,12 +85,17 @@ export class PolicyViewDto extends PolicyThresholdsDto implements PolicyView {
   @ApiProperty({ type: PolicyThresholdsDto, description: 'The values declared in code.' })
   defaults!: PolicyThresholdsDto;
 
+  // Inline rather than a $ref (as TierViewDto.override): OpenAPI 3.0 has no null type, and
+  // `nullable` beside an allOf of a $ref does not admit null, since the $ref's `type: object`
+  // still rejects it (Ajv does; generators disagree).
   @ApiProperty({
-    type: PolicyOverrideDto,
+    type: 'object',
     nullable: true,
+    properties: OVERRIDE_PROPERTIES,
     description: 'The runtime override from Redis, or null when the defaults apply.',
+    example: { limit: 50, updatedAt: 1_767_225_600_000 },
   })
-  override!: PolicyOverrideDto | null;
+  override!: Omit<PolicyOverride, 'tiers'> | null;
 
   @ApiProperty({ type: PolicyStatsDto })
   stats!: PolicyStatsDto;
