@@ -8,7 +8,18 @@
 export const LAYERS = [
   {
     name: 'foundation',
-    folders: ['util', 'policy', 'decision', 'errors', 'keys', 'identity', 'decorators', 'config'],
+    folders: [
+      'util',
+      'policy',
+      'decision',
+      'errors',
+      'keys',
+      'context',
+      'identity',
+      'decorators',
+      'config',
+      'openapi',
+    ],
   },
   { name: 'registry', folders: ['registry'] },
   { name: 'engine and stores', folders: ['store', 'metrics', 'engine'] },

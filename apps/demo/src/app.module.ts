@@ -14,6 +14,10 @@ import { LoadTestController } from './api/load-test.controller';
 import { PlansController } from './api/plans.controller';
 import { ShowcaseController } from './api/showcase.controller';
 import { validateDemoEnv, type DemoConfig } from './config/demo-config';
+import { demoContexts } from './config/demo-contexts';
+import { QuotesGateway } from './gateway/quotes.gateway';
+import { demoGraphqlModule } from './graphql/demo-graphql.module';
+import { QuotesRpcController } from './microservice/quotes-rpc.controller';
 import { MetricsController } from './metrics/metrics.controller';
 import { HealthController } from './health/health.controller';
 import { demoRedisConnection } from './redis/demo-redis-connection';
@@ -27,6 +31,7 @@ export class AppModule {
   static forRoot(overrides: Record<string, string | undefined> = {}): DynamicModule {
     const loadTestRoutes =
       (overrides.DEMO_LOAD_TEST_ROUTES ?? process.env.DEMO_LOAD_TEST_ROUTES) === 'true';
+    const contexts = demoContexts({ ...process.env, ...overrides });
     return {
       module: AppModule,
       imports: [
@@ -63,6 +68,7 @@ export class AppModule {
         }),
         TerminusModule,
         RateLimitHealthModule,
+        ...(contexts.graphql ? [demoGraphqlModule(contexts.graphql)] : []),
       ],
       controllers: [
         AlgorithmsController,
@@ -70,9 +76,10 @@ export class AppModule {
         PlansController,
         HealthController,
         MetricsController,
+        QuotesRpcController,
         ...(loadTestRoutes ? [LoadTestController] : []),
       ],
-      providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
+      providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }, QuotesGateway],
     };
   }
 }

@@ -40,6 +40,7 @@ export {
   RateLimitExceededException,
   type RateLimitExceededBody,
 } from './guard/rate-limit-exceeded.exception';
+export type { RateLimitRejection } from './guard/context-rejections';
 export { RateLimiterService, type LimitOptions } from './service/rate-limiter.service';
 export { ClientOverrides } from './runtime/client-overrides/client-overrides.service';
 export {
@@ -105,3 +106,6 @@ export {
 } from './health/redis-health.indicator';
 export { RateLimitHealthModule } from './health/rate-limit-health.module';
 export { RateLimitMetrics } from './metrics/rate-limit-metrics';
+
+// Documenting: @RateLimit() routes show their 429 and headers in OpenAPI (with @nestjs/swagger)
+export { documentRateLimits, type OpenApiDocumentLike } from './openapi/document-rate-limits';

@@ -37,10 +37,42 @@ function join(...parts: string[]): string {
   return `/${path}`;
 }
 
-/** The HTTP method and full path of every route a policy guards. */
+/**
+ * What a policy guards besides routes, as `method` and `path`: `GRAPHQL Query.quote` (or
+ * `Mutation.`, `Subscription.`; `field <name>` for a field resolver), `WS <message>`,
+ * `RPC <pattern as JSON>`.
+ */
+function handlerRoute(usage: PolicyUsage): PolicyRoute | null {
+  const meta = (key: string): unknown => Reflect.getMetadata(key, usage.handler);
+  switch (usage.kind) {
+    case 'graphql':
+      return {
+        method: 'GRAPHQL',
+        path: `${String(meta('graphql:resolver_type'))}.${String(meta('graphql:resolver_name'))}`,
+      };
+    case 'graphql-field':
+      return { method: 'GRAPHQL', path: `field ${String(meta('graphql:resolver_name'))}` };
+    case 'ws':
+      return { method: 'WS', path: String(meta('message')) };
+    case 'rpc':
+      return {
+        method: 'RPC',
+        path: JSON.stringify((meta('microservices:pattern') as unknown[])[0]),
+      };
+    default:
+      return null;
+  }
+}
+
+/** The HTTP method and full path of every route a policy guards (and its other handlers). */
 export function routesOf(usages: readonly PolicyUsage[], prefixes: RoutePrefixes): PolicyRoute[] {
   const routes: PolicyRoute[] = [];
   for (const usage of usages) {
+    const other = handlerRoute(usage);
+    if (other) {
+      routes.push(other);
+      continue;
+    }
     const method =
       RequestMethod[Reflect.getMetadata(METHOD_METADATA, usage.handler) ?? RequestMethod.GET];
     for (const controllerPath of asList(Reflect.getMetadata(PATH_METADATA, usage.controller))) {

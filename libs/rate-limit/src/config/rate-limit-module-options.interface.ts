@@ -39,8 +39,17 @@ export interface RateLimitModuleOptions {
   keyPrefix?: string;
   /** Default identity of policies that do not set `key`. @default 'ip' */
   key?: KeySource;
-  /** Applies to every guarded handler without its own `@RateLimit()`. @default none */
+  /**
+   * Applies to every HTTP route and GraphQL root resolver without its own `@RateLimit()`
+   * (gateway and microservice handlers are limited only where declared). @default none
+   */
   defaultPolicy?: RateLimitOptions;
+  /**
+   * A `@RateLimit()` no guard will ever see (on a plain provider method, a class without
+   * handlers, a GraphQL field resolver without `fieldResolverEnhancers: ['guards']`) fails the
+   * bootstrap naming it; 'warn' logs it instead. @default 'fail'
+   */
+  unlimitableHandlers?: 'fail' | 'warn';
   /**
    * Which tier a request is in, for every policy that declares `tiers` and no `tier` of its own
    * (say, `(ctx) => ctx.switchToHttp().getRequest().user?.plan`). @default none: the policy's

@@ -36,6 +36,7 @@ export interface RateLimitConfig {
   /** Keys each in-memory store holds at most. */
   readonly memoryMaxKeys: number;
   readonly headers: HeaderStyle;
+  readonly unlimitableHandlers: 'fail' | 'warn';
   readonly apiKeyHeader: string;
   readonly clientIp: ClientIpResolver;
   readonly policyRefreshMs: number;
@@ -189,6 +190,12 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Rate
       MAX_MEMORY_KEYS,
     ),
     headers: oneOf('headers', options.headers, HEADER_STYLES, 'standard'),
+    unlimitableHandlers: oneOf(
+      'unlimitableHandlers',
+      options.unlimitableHandlers,
+      ['fail', 'warn'] as const,
+      'fail',
+    ),
     apiKeyHeader,
     clientIp: clientIpResolver(options.trustProxy),
     policyRefreshMs,

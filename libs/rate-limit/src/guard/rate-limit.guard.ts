@@ -5,6 +5,12 @@ import {
   type CanActivate,
   type ExecutionContext,
 } from '@nestjs/common';
+import { responseOf } from '../context/context-request';
+import {
+  ContextRejections,
+  RATE_LIMITING_UNAVAILABLE,
+  tooManyRequests,
+} from './context-rejections';
 import type { RateLimitVerdict } from '../decision/rate-limit-decision.interface';
 import type { RateLimitConfig } from '../config/resolve-module-options';
 import { InvalidCostError } from '../errors/invalid-cost.error';
@@ -17,12 +23,14 @@ import type { PolicyRequest } from '../engine/policy-request';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { mostRestrictive, rateLimitHeaders, toSeconds } from './rate-limit-headers';
 import { rejectionException } from './rejection-exceptions';
-import { setResponseHeader, type HeaderWriter } from './set-response-header';
+import { setResponseHeader } from './set-response-header';
 
 /**
  * Applies the `@RateLimit()` policies of the handler: resolves identities, asks the engine for
  * one verdict, writes the headers, and answers 429 (or 503 when Redis is down and
- * `onRedisError` is 'closed'). Use it globally (APP_GUARD) or with `@UseGuards()`.
+ * `onRedisError` is 'closed'); on GraphQL, WebSocket and microservice calls the same rejection
+ * is a GraphQLError, WsException or RpcException. Use it globally (APP_GUARD) or with
+ * `@UseGuards()`.
  * @publicApi
  */
 @Injectable()
@@ -32,11 +40,15 @@ export class RateLimitGuard implements CanActivate {
     private readonly registry: PolicyRegistry,
     private readonly engine: DecisionEngine,
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
+    private readonly rejections: ContextRejections,
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    if (context.getType() !== 'http') return true;
-    const route = this.routes.routeFor(context.getClass(), context.getHandler() as () => unknown);
+    const route = this.routes.routeFor(
+      context.getClass(),
+      context.getHandler() as () => unknown,
+      context.getType(),
+    );
     if (!route) return true;
     const skip = this.config.options.skip?.(context);
     if (skip === true) return true;
@@ -64,10 +76,11 @@ export class RateLimitGuard implements CanActivate {
     return this.collect(route, context, [], 0);
   }
 
+  /** On the HTTP response, including the one behind a GraphQL call; a socket or message has none. */
   protected writeHeaders(context: ExecutionContext, verdict: RateLimitVerdict): void {
-    const response = context.switchToHttp().getResponse<HeaderWriter>();
+    const response = responseOf(context);
     const shown = mostRestrictive(verdict.decisions);
-    if (!shown) return;
+    if (!shown || !response) return;
     for (const [name, value] of rateLimitHeaders(this.config.headers, shown)) {
       setResponseHeader(response, name, value);
     }
@@ -87,11 +100,15 @@ export class RateLimitGuard implements CanActivate {
 
   private conclude(context: ExecutionContext, verdict: RateLimitVerdict): boolean {
     this.writeHeaders(context, verdict);
-    if (verdict.source === 'fail-closed' && !verdict.allowed) {
-      throw new ServiceUnavailableException('Rate limiting is unavailable');
+    if (verdict.allowed) return true;
+    const type = context.getType();
+    if (verdict.source === 'fail-closed') {
+      if (type === 'http') throw new ServiceUnavailableException('Rate limiting is unavailable');
+      throw this.rejections.error(type, { ...RATE_LIMITING_UNAVAILABLE });
     }
-    if (!verdict.allowed) throw rejectionException(mostRestrictive(verdict.decisions)!);
-    return true;
+    const decision = mostRestrictive(verdict.decisions)!;
+    if (type === 'http') throw rejectionException(decision);
+    throw this.rejections.error(type, tooManyRequests(decision));
   }
 
   /**

@@ -22,7 +22,7 @@ export function rejectionException(decision: RateLimitDecision): RateLimitExceed
   }
 }
 
-function rejectionMessage(decision: RateLimitDecision): string {
+export function rejectionMessage(decision: RateLimitDecision): string {
   if (decision.reason === 'denied') return decision.message ?? 'Forbidden';
   if (decision.reason === 'cost-exceeds-capacity') {
     return `Request cost exceeds the capacity (${decision.limit}) of this limit; it can never be admitted`;

@@ -1,8 +1,6 @@
-/** A response of Express (`setHeader`) or Fastify (`header`). */
-export interface HeaderWriter {
-  setHeader?(name: string, value: string): unknown;
-  header?(name: string, value: string): unknown;
-}
+import type { HeaderWriter } from '../context/context-request';
+
+export type { HeaderWriter };
 
 export function setResponseHeader(response: HeaderWriter, name: string, value: string): void {
   if (response.setHeader) response.setHeader(name, value);

@@ -3,6 +3,7 @@ import { createIdentityResolver } from './identity-resolver';
 
 const context = (remoteAddress = '192.0.2.7'): ExecutionContext =>
   ({
+    getType: () => 'http',
     switchToHttp: () => ({ getRequest: () => ({ headers: {}, socket: { remoteAddress } }) }),
   }) as unknown as ExecutionContext;
 

@@ -1,33 +1,36 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { NAMED_KEY_SOURCES, type KeySource } from '../policy/rate-limit-options.interface';
+import { connectionIdOf, requestOf, type ContextRequest } from '../context/context-request';
+import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import type { ClientIpResolver } from './client-ip';
 
 /** Resolves who a request counts against; built once per policy at bootstrap. */
 export type IdentityResolver = (context: ExecutionContext) => string | Promise<string>;
 
-interface RequestWithUser extends IncomingMessage {
-  user?: { id?: unknown; sub?: unknown; userId?: unknown } | null;
-  raw?: IncomingMessage;
+/** The request behind the call; a microservice message has none (bootstrap allows it no such key). */
+function request(context: ExecutionContext): ContextRequest {
+  const req = requestOf(context);
+  if (req) return req;
+  throw new RateLimitConfigError(
+    `a ${context.getType()} handler`,
+    'key',
+    'needs a client address or headers, which this call does not carry',
+  );
 }
 
-function request(context: ExecutionContext): RequestWithUser {
-  const req = context.switchToHttp().getRequest<RequestWithUser>();
-  return req;
-}
-
-function socketRequest(req: RequestWithUser): IncomingMessage {
+function socketRequest(req: ContextRequest): IncomingMessage {
   return req.raw ?? req; // Fastify wraps the Node request
 }
 
-function headerValue(req: RequestWithUser, name: string): string | undefined {
+function headerValue(req: ContextRequest, name: string): string | undefined {
   const value = req.headers[name];
   const first = Array.isArray(value) ? value[0] : value;
   return first === undefined || first === '' ? undefined : first;
 }
 
 /**
- * Identities carry their kind (`ip:`, `user:`, `key:`, `h:`, `fn:`) so that, say, a user id
+ * Identities carry their kind (`ip:`, `user:`, `key:`, `h:`, `fn:`, `conn:`) so that, say, a user id
  * can never collide with an IP address or an API key.
  */
 export function createIdentityResolver(
@@ -61,6 +64,8 @@ export function createIdentityResolver(
       return byIp;
     case 'route':
       return () => `route:${policyName}`;
+    case 'connection':
+      return (ctx) => `conn:${connectionIdOf(ctx)}`;
     case 'api-key':
       return (ctx) => {
         const value = headerValue(request(ctx), apiKeyHeader);

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { resolveModuleOptions, type RateLimitConfig } from '../config/resolve-module-options';
 import type { RateLimitModuleOptions } from '../config/rate-limit-module-options.interface';
+import { ContextRejections } from '../guard/context-rejections';
 import { DecisionEngine } from '../engine/decision-engine';
 import { FallbackStore } from '../engine/fallback-store';
 import { RateLimitGuard } from '../guard/rate-limit.guard';
@@ -147,6 +148,7 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
     },
     PolicyRegistry,
     RouteTable,
+    ContextRejections,
     PolicySync,
     PolicyStats,
     DecisionEngine,
@@ -165,6 +167,7 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
     PolicyStats,
     PolicySync,
     RouteTable,
+    ContextRejections,
     RATE_LIMIT_CONFIG,
     RATE_LIMIT_STORE,
     RATE_LIMIT_OVERRIDES,

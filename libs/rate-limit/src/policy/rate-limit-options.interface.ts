@@ -13,12 +13,15 @@ export type IdentityFunction = (context: ExecutionContext) => string | Promise<s
 /**
  * Who shares a bucket: the client IP (IPv6 grouped by /64), the authenticated user
  * (`request.user.id`, falling back to the IP), the API-key header (`apiKeyHeader` module option,
- * falling back to the IP), any request header, one bucket for the whole route, or a function.
+ * falling back to the IP), any request header, one bucket for the whole route, one per WebSocket
+ * connection (`'connection'`, gateways only), or a function. On GraphQL and WebSocket calls the
+ * request is the HTTP request (or handshake) behind them; a microservice message has none, so
+ * its handlers take a function of the payload or `'route'`.
  */
 export type KeySource = NamedKeySource | { header: string } | IdentityFunction;
 
 /** The key sources named by a string. */
-export const NAMED_KEY_SOURCES = ['ip', 'user', 'api-key', 'route'] as const;
+export const NAMED_KEY_SOURCES = ['ip', 'user', 'api-key', 'route', 'connection'] as const;
 export type NamedKeySource = (typeof NAMED_KEY_SOURCES)[number];
 
 /**
@@ -76,4 +79,10 @@ export interface RateLimitOptions {
   tier?: TierResolver;
   /** A request for which it answers true is not limited by this policy (nor counted). */
   skip?: SkipPredicate;
+  /**
+   * Whether the OpenAPI document shows this policy: with `@nestjs/swagger` installed, a route
+   * with at least one shown policy documents its 429 response and the rate-limit headers.
+   * Only decorators are documented. @default true
+   */
+  openApi?: boolean;
 }

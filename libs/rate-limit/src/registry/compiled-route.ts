@@ -1,4 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
+import type { HandlerKind } from '../context/handler-kind';
 import type { IdentityResolver } from '../identity/identity-resolver';
 import type { SkipPredicate, TierResolver } from '../policy/rate-limit-options.interface';
 
@@ -15,4 +16,5 @@ export interface RoutePolicy {
 /** The policies guarding one handler; built once at bootstrap. */
 export interface CompiledRoute {
   readonly policies: readonly RoutePolicy[];
+  readonly kind: HandlerKind;
 }

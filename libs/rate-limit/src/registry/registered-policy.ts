@@ -1,3 +1,4 @@
+import type { HandlerKind } from '../context/handler-kind';
 import type { PolicyOverride, TierThresholds } from '../policy/policy-thresholds';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { thresholdProblem } from '../policy/threshold-problem';
@@ -9,6 +10,8 @@ type Handler = (...args: unknown[]) => unknown;
 export interface PolicyUsage {
   readonly controller: abstract new (...args: never[]) => unknown;
   readonly handler: Handler;
+  /** Where the handler runs: an HTTP route, a resolver, a gateway or microservice handler. */
+  readonly kind?: HandlerKind;
 }
 
 /** What a policy's thresholds are with an override applied: the policy's own and each tier's. */

@@ -1,6 +1,7 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { PATH_METADATA } from '@nestjs/common/constants';
-import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, ModuleRef, Reflector } from '@nestjs/core';
+import { handlerKind, type HandlerKind } from '../context/handler-kind';
+import { checkKeySupported, takesDefaultPolicy } from '../context/key-support';
 import { getDeclaredRateLimits, getInheritedRateLimits } from '../decorators/rate-limit.decorator';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import { createIdentityResolver, isKeySource } from '../identity/identity-resolver';
@@ -10,19 +11,22 @@ import { normalizeTiers } from '../policy/normalize-tiers';
 import { NAMED_KEY_SOURCES, type RateLimitOptions } from '../policy/rate-limit-options.interface';
 import { RATE_LIMIT_CONFIG, SKIP_RATE_LIMIT_METADATA } from '../rate-limit.constants';
 import type { CompiledRoute, RoutePolicy } from './compiled-route';
+import { scanHandlers, type UnlimitableDeclaration } from './limited-handlers';
 import { PolicyRegistry, type PolicyUsage } from './policy-registry';
 
 type Handler = (...args: unknown[]) => unknown;
 type ControllerClass = abstract new (...args: never[]) => unknown;
 
 /**
- * Reads `@RateLimit()` / `@SkipRateLimit()` from every controller at bootstrap, validates them
- * (an invalid option stops the application, naming the handler and the field), registers the
- * policies and keeps a ready-made list of policies per handler for the guard.
+ * Reads `@RateLimit()` / `@SkipRateLimit()` from every controller, resolver, gateway and
+ * microservice handler at bootstrap, validates them (an invalid option, or a `@RateLimit()` no
+ * guard will ever see, stops the application naming the handler), registers the policies and
+ * keeps a ready-made list of policies per handler for the guard.
  */
 @Injectable()
 export class RouteTable implements OnModuleInit {
   private readonly routes = new Map<ControllerClass, Map<Handler, CompiledRoute | null>>();
+  private readonly kinds = new Set<HandlerKind>();
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -30,6 +34,7 @@ export class RouteTable implements OnModuleInit {
     private readonly reflector: Reflector,
     private readonly registry: PolicyRegistry,
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   onModuleInit(): void {
@@ -39,31 +44,67 @@ export class RouteTable implements OnModuleInit {
       const tiers = normalizeTiers(options, policy, where);
       this.registry.register(policy, where, options.burst === undefined, undefined, tiers);
     }
-    for (const wrapper of this.discovery.getControllers()) {
-      const cls = wrapper.metatype as ControllerClass | null;
-      if (!cls || !wrapper.instance) continue;
-      const prototype = Object.getPrototypeOf(wrapper.instance) as Record<string, Handler>;
-      for (const method of this.scanner.getAllMethodNames(prototype)) {
-        // Route handlers only: a helper method under a class-level @RateLimit is no policy.
-        if (Reflect.getMetadata(PATH_METADATA, prototype[method]) === undefined) continue;
-        this.routeFor(cls, prototype[method]);
+    const { handlers, unlimitable } = scanHandlers(
+      [...this.discovery.getControllers(), ...this.discovery.getProviders()],
+      this.scanner,
+    );
+    for (const { cls, handler, kind } of handlers) {
+      if (!this.routeFor(cls, handler, kind)) continue;
+      this.kinds.add(kind);
+      if (kind === 'graphql-field' && !this.guardsRunOnFieldResolvers()) {
+        unlimitable.push({
+          where: `${cls.name}.${handler.name}`,
+          problem:
+            'is on a GraphQL field resolver, and guards run on field resolvers only with ' +
+            "fieldResolverEnhancers: ['guards'] in the GraphQLModule options",
+        });
       }
+    }
+    this.reportUnlimitable(unlimitable);
+  }
+
+  /**
+   * A limit that would silently not apply fails the bootstrap (or, with
+   * `unlimitableHandlers: 'warn'`, is logged).
+   */
+  private reportUnlimitable(found: readonly UnlimitableDeclaration[]): void {
+    for (const { where, problem } of found) {
+      const error = new RateLimitConfigError(where, '@RateLimit()', problem);
+      if (this.config.unlimitableHandlers === 'fail') throw error;
+      new Logger('RateLimit').warn(error.message);
     }
   }
 
+  private guardsRunOnFieldResolvers(): boolean {
+    try {
+      const options = this.moduleRef.get<{ fieldResolverEnhancers?: string[] }>(
+        'GqlModuleOptions', // @nestjs/graphql's GRAPHQL_MODULE_OPTIONS
+        { strict: false },
+      );
+      return options.fieldResolverEnhancers?.includes('guards') === true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The kinds of handler (HTTP, GraphQL, ...) that carry a limit; complete after init. */
+  limitedKinds(): ReadonlySet<HandlerKind> {
+    return this.kinds;
+  }
+
   /** The policies of a handler, or null when it is not limited. */
-  routeFor(cls: ControllerClass, handler: Handler): CompiledRoute | null {
+  routeFor(cls: ControllerClass, handler: Handler, contextType?: string): CompiledRoute | null {
     let byHandler = this.routes.get(cls);
     if (!byHandler) this.routes.set(cls, (byHandler = new Map()));
     let route = byHandler.get(handler);
     if (route === undefined) {
-      route = this.compile(cls, handler);
+      route = this.compile(cls, handler, handlerKind(handler) ?? (contextType as HandlerKind));
       byHandler.set(handler, route);
     }
     return route;
   }
 
-  private compile(cls: ControllerClass, handler: Handler): CompiledRoute | null {
+  private compile(cls: ControllerClass, handler: Handler, kind: HandlerKind): CompiledRoute | null {
     if (this.reflector.getAllAndOverride<boolean>(SKIP_RATE_LIMIT_METADATA, [handler, cls])) {
       return null;
     }
@@ -73,16 +114,16 @@ export class RouteTable implements OnModuleInit {
       getDeclaredRateLimits(handler),
     ]);
     const fallback = this.config.options.defaultPolicy;
-    if (declared.size === 0 && fallback) {
+    if (declared.size === 0 && fallback && takesDefaultPolicy(kind)) {
       // Named: one budget shared by every handler it covers; unnamed: one per handler.
       declared.set(fallback.name ?? where, fallback);
     }
     if (declared.size === 0) return null;
-    const usage = { controller: cls, handler };
+    const usage = { controller: cls, handler, kind };
     const policies = [...declared].map(([name, options]) =>
-      this.compilePolicy(where, name, options, usage),
+      this.compilePolicy(where, name, options, usage, kind),
     );
-    return { policies };
+    return { policies, kind };
   }
 
   /**
@@ -117,6 +158,7 @@ export class RouteTable implements OnModuleInit {
     name: string,
     options: RateLimitOptions,
     usage: PolicyUsage,
+    kind: HandlerKind,
   ): RoutePolicy {
     if (
       options.cost !== undefined &&
@@ -137,6 +179,7 @@ export class RouteTable implements OnModuleInit {
         `must be ${NAMED_KEY_SOURCES.map((s) => `'${s}'`).join(', ')}, { header } or a function (got ${JSON.stringify(keySource)})`,
       );
     }
+    checkKeySupported(where, keySource, kind);
     const policy = normalizePolicy(options, name, where);
     const tiers = normalizeTiers(options, policy, where);
     this.registry.register(policy, where, options.burst === undefined, usage, tiers);

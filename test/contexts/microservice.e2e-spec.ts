@@ -1,0 +1,97 @@
+/**
+ * Microservice handlers limited like routes: two demo instances, each a hybrid app answering
+ * TCP messages, on one real Redis. The identity is a function of the payload (its tenant); a
+ * rejection is an RpcException the caller's observable errors with.
+ */
+import type { INestApplication } from '@nestjs/common';
+import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
+import { createServer } from 'node:net';
+import { firstValueFrom } from 'rxjs';
+import {
+  startTestRedis,
+  uniquePrefix,
+  type TestRedis,
+} from '../../libs/rate-limit/test/support/redis-test-server';
+import { ensureWindowHeadroom } from '../../libs/rate-limit/test/support/window-headroom';
+import { createDemoApp } from '../utils/create-demo-app';
+
+let redis: TestRedis;
+const apps: INestApplication[] = [];
+const clients: ClientProxy[] = [];
+
+/** A port free now (the OS picks it); the microservice binds it right after. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  const prefix = uniquePrefix('rpc');
+  for (let i = 0; i < 2; i++) {
+    const port = await freePort();
+    const app = await createDemoApp({
+      REDIS_URL: redis.url,
+      RATE_LIMIT_KEY_PREFIX: prefix,
+      MICROSERVICE_PORT: String(port),
+      GRAPHQL_DRIVER: 'off',
+    });
+    await app.startAllMicroservices();
+    apps.push(app);
+    clients.push(
+      ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port } }),
+    );
+  }
+});
+
+afterAll(async () => {
+  for (const client of clients) await client.close();
+  await Promise.all(apps.map((app) => app.close()));
+  await redis?.close();
+});
+
+type Outcome = { answer: unknown } | { error: unknown };
+
+const ask = (i: number, payload: unknown): Promise<Outcome> =>
+  firstValueFrom(clients[i % 2].send('quote', payload)).then(
+    (answer: unknown) => ({ answer }),
+    (error: unknown) => ({ error }),
+  );
+
+describe('TCP microservice, two instances on one Redis: 4 per 10 s per tenant', () => {
+  it('a concurrent burst of 10 for one tenant over both instances gets exactly 4 answers', async () => {
+    await ensureWindowHeadroom(10_000, 2_000);
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => ask(i, { tenant: 'acme' })),
+    );
+    const answers = outcomes.filter((o): o is { answer: unknown } => 'answer' in o);
+    expect(answers).toHaveLength(4);
+    for (const { answer } of answers) {
+      expect(answer).toEqual({ tenant: 'acme', text: 'Less, but better.' });
+    }
+    const errors = outcomes.filter((o): o is { error: unknown } => 'error' in o);
+    expect(errors).toHaveLength(6);
+    for (const { error } of errors) {
+      expect(error).toEqual({
+        code: 'TOO_MANY_REQUESTS',
+        statusCode: 429,
+        message: 'Too Many Requests',
+        policy: 'demo.rpc-quote',
+        retryAfter: expect.any(Number) as number,
+      });
+      expect((error as { retryAfter: number }).retryAfter).toBeGreaterThanOrEqual(1);
+    }
+    // Another tenant has its own budget, on either instance.
+    expect(await ask(0, { tenant: 'globex' })).toEqual({
+      answer: { tenant: 'globex', text: 'Less, but better.' },
+    });
+    expect(await ask(1, { tenant: 'globex' })).toEqual({
+      answer: { tenant: 'globex', text: 'Less, but better.' },
+    });
+  });
+});
