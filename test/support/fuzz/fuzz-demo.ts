@@ -6,7 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { type DemoProcess, startDemoProcess } from '../demo-process';
-import { startTestRedis, uniquePrefix, type TestRedis } from '../../../libs/rate-limit/test/support/redis-test-server';
+import {
+  startTestRedis,
+  uniquePrefix,
+  type TestRedis,
+} from '../../../libs/rate-limit/test/support/redis-test-server';
 import { FuzzClient } from './fuzz-client';
 
 /** Lines that mean an exception escaped (Nest's ExceptionsHandler logs every 500) or worse. */
@@ -108,17 +112,24 @@ export async function startFuzzDemo(): Promise<FuzzDemo> {
   };
 }
 
-/** Every policy -> the first route it limits, from GET /admin/policies. */
+/**
+ * Every policy -> the first HTTP route it limits, from GET /admin/policies (a resolver, gateway
+ * or microservice handler is listed too, with GRAPHQL, WS or RPC as its method).
+ */
 async function routesOfPolicies(
   client: FuzzClient,
   auth: Record<string, string>,
 ): Promise<Map<string, string | undefined>> {
   const res = await client.send('setup', { method: 'GET', path: '/admin/policies', headers: auth });
-  const views = JSON.parse(res.body) as { name: string; routes: { path: string }[] }[];
+  const views = JSON.parse(res.body) as {
+    name: string;
+    routes: { method: string; path: string }[];
+  }[];
   if (res.status !== 200 || !Array.isArray(views) || views.length === 0) {
     throw new Error(`GET /admin/policies: ${res.status} ${res.body.slice(0, 2000)}`);
   }
-  return new Map(views.map((view) => [view.name, view.routes[0]?.path]));
+  const http = (route: { method: string }) => !['GRAPHQL', 'WS', 'RPC'].includes(route.method);
+  return new Map(views.map((view) => [view.name, view.routes.find(http)?.path]));
 }
 
 /** A key's content, printable and comparable: a hash as JSON, another type as its DUMP. */

@@ -44,14 +44,13 @@ function join(...parts: string[]): string {
  */
 function handlerRoute(usage: PolicyUsage): PolicyRoute | null {
   const meta = (key: string): unknown => Reflect.getMetadata(key, usage.handler);
+  // A resolver without an explicit name is named after its method.
+  const field = String(meta('graphql:resolver_name') ?? usage.handler.name);
   switch (usage.kind) {
     case 'graphql':
-      return {
-        method: 'GRAPHQL',
-        path: `${String(meta('graphql:resolver_type'))}.${String(meta('graphql:resolver_name'))}`,
-      };
+      return { method: 'GRAPHQL', path: `${String(meta('graphql:resolver_type'))}.${field}` };
     case 'graphql-field':
-      return { method: 'GRAPHQL', path: `field ${String(meta('graphql:resolver_name'))}` };
+      return { method: 'GRAPHQL', path: `field ${field}` };
     case 'ws':
       return { method: 'WS', path: String(meta('message')) };
     case 'rpc':
