@@ -6,8 +6,15 @@
  * instance's event loop blocked in the middle of a burst, and no decision leaves Redis.
  */
 import { RATE_LIMIT_ALGORITHMS } from '../../libs/rate-limit/src/policy/rate-limit-algorithm';
-import { startTestCluster, type TestCluster } from '../../libs/rate-limit/test/support/redis-cluster';
-import { startTestRedis, uniquePrefix, type TestRedis } from '../../libs/rate-limit/test/support/redis-test-server';
+import {
+  startTestCluster,
+  type TestCluster,
+} from '../../libs/rate-limit/test/support/redis-cluster';
+import {
+  startTestRedis,
+  uniquePrefix,
+  type TestRedis,
+} from '../../libs/rate-limit/test/support/redis-test-server';
 import { type Fleet, type RedisEnv, startFleet } from '../support/demo-fleet';
 import {
   type Burst,
@@ -109,6 +116,12 @@ describe.each(TOPOLOGIES)('$name, 3 demo processes, bursts from one client', (to
       for (let i = 0; i < 3; i++) seen.big.push(await admitted(path, 1_000));
 
       const faults = await fleet.faults();
+      if (Object.values(faults).some((n) => n !== 0)) {
+        // Says which instance failed how and when, should the assertion below fail.
+        console.log(
+          `${topology.name}, ${algo}: faults ${JSON.stringify(faults)}\n${await fleet.faultReport()}`,
+        );
+      }
       await fleet.stop();
       fleet = undefined;
       expect({ seen, faults }).toEqual({

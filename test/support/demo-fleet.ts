@@ -13,6 +13,11 @@ export interface Fleet {
   setPolicy(name: string, patch: Record<string, unknown>): Promise<void>;
   /** Totals over every instance of the series that must stay 0 while Redis is healthy. */
   faults(): Promise<Record<string, number>>;
+  /**
+   * Per instance: its failure series (by kind) and the lines it logged about Redis, for the
+   * report of a test whose faults were not 0.
+   */
+  faultReport(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -62,6 +67,26 @@ export async function startFleet(
         redisErrors: total('rate_limit_redis_errors_total'),
         circuitOpenings: total('rate_limit_redis_circuit_opened_total'),
       };
+    },
+    async faultReport() {
+      const lines: string[] = [];
+      for (const [i, instance] of instances.entries()) {
+        const metrics = await instance.metrics();
+        const series = [...metrics].filter(
+          ([name, value]) =>
+            value !== 0 && /^rate_limit_(redis_errors|fallback|redis_circuit_opened)/.test(name),
+        );
+        const logged = instance
+          .recentOutput()
+          .split('\n')
+          .filter((line) => /redis|circuit|fallback/i.test(line))
+          .slice(-15);
+        lines.push(
+          `instance ${i} (pid ${instance.pid}): ${series.map(([n, v]) => `${n}=${v}`).join(', ') || 'no faults'}`,
+          ...logged.map((line) => `  | ${line}`),
+        );
+      }
+      return lines.join('\n');
     },
     async stop() {
       await Promise.all(instances.map((i) => i.stop()));

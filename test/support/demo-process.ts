@@ -23,6 +23,8 @@ export interface DemoProcess {
   get(path: string, headers?: Record<string, string>): Promise<DemoResponse>;
   /** The Prometheus scrape, as `series{labels} -> value`. */
   metrics(): Promise<Map<string, number>>;
+  /** The last 64 KB the process wrote (stdout and stderr), for a failing test's report. */
+  recentOutput(): string;
   /** SIGTERM (graceful shutdown); resolves once the process has exited. */
   stop(): Promise<void>;
 }
@@ -79,7 +81,7 @@ export function startDemoProcess(
       if (listening) {
         clearTimeout(timer);
         child.stdout?.off('data', onData);
-        resolve(demoProcess(child, Number(listening[1]), Number(listening[2])));
+        resolve(demoProcess(child, Number(listening[1]), Number(listening[2]), output));
       }
     };
     child.stdout?.on('data', onData);
@@ -88,10 +90,18 @@ export function startDemoProcess(
   });
 }
 
-function demoProcess(child: ChildProcess, port: number, pid: number): DemoProcess {
-  // Keep draining the pipes: a full pipe would block the demo's logging.
-  child.stdout?.resume();
-  child.stderr?.resume();
+function demoProcess(
+  child: ChildProcess,
+  port: number,
+  pid: number,
+  startOutput: string,
+): DemoProcess {
+  // Keep draining the pipes (a full pipe would block the demo's logging), keeping the tail.
+  let output = startOutput;
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-64_000));
+  child.stdout?.on('data', keep);
+  child.stderr?.removeAllListeners('data');
+  child.stderr?.on('data', keep);
   const url = `http://127.0.0.1:${port}`;
   const get = (path: string, headers: Record<string, string> = {}) =>
     new Promise<DemoResponse>((resolve, reject) => {
@@ -114,6 +124,7 @@ function demoProcess(child: ChildProcess, port: number, pid: number): DemoProces
       const { body } = await get('/metrics');
       return parseMetrics(body);
     },
+    recentOutput: () => output,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
