@@ -5,8 +5,8 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
-import { createServer } from 'node:net';
 import { firstValueFrom } from 'rxjs';
+import { freePort } from '../support/free-port';
 import {
   startTestRedis,
   uniquePrefix,
@@ -18,17 +18,6 @@ import { createDemoApp } from '../utils/create-demo-app';
 let redis: TestRedis;
 const apps: INestApplication[] = [];
 const clients: ClientProxy[] = [];
-
-/** A port free now (the OS picks it); the microservice binds it right after. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   redis = await startTestRedis();

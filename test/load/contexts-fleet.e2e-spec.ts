@@ -5,8 +5,8 @@
  */
 import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { firstValueFrom } from 'rxjs';
+import { freePort } from '../support/free-port';
 import {
   startTestRedis,
   uniquePrefix,
@@ -22,16 +22,6 @@ let redis: TestRedis;
 const processes: DemoProcess[] = [];
 const sockets: WsTestClient[] = [];
 const rpcClients: ClientProxy[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Two demo processes; with `microservices`, each also answers TCP on the port listed. */
 async function pair(

@@ -1,44 +1,8 @@
-import type { INestApplication, Provider } from '@nestjs/common';
 import { Query, ResolveField, Resolver } from '@nestjs/graphql';
-import { Test } from '@nestjs/testing';
-import type { RateLimitModuleOptions } from '../config/rate-limit-module-options.interface';
 import { RateLimit } from '../decorators/rate-limit.decorator';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
-import { RateLimitModule } from '../module/rate-limit.module';
+import { bootApp as boot, bootError } from '../../test/support/boot-app';
 import { RouteTable } from './route-table';
-
-interface Fixture {
-  providers?: Provider[];
-  options?: RateLimitModuleOptions;
-}
-
-/** Builds and initialises an app; closes it again and rethrows when init fails. */
-async function boot({ providers = [], options = {} }: Fixture) {
-  const moduleRef = await Test.createTestingModule({
-    imports: [RateLimitModule.forRoot(options)],
-    providers,
-  }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
-  try {
-    await app.init();
-  } catch (error) {
-    await app.close().catch(() => undefined);
-    throw error;
-  }
-  return app;
-}
-
-/** The error the bootstrap fails with (the test fails when it boots). */
-async function bootError(fixture: Fixture): Promise<RateLimitConfigError> {
-  let app: INestApplication | undefined;
-  try {
-    app = await boot(fixture);
-  } catch (error) {
-    return error as RateLimitConfigError;
-  }
-  await app.close();
-  throw new Error('expected the bootstrap to fail');
-}
 
 @RateLimit({ limit: 5, window: '1m' })
 @Resolver()

@@ -1,58 +1,13 @@
-import {
-  Controller,
-  Get,
-  Injectable,
-  Logger,
-  type INestApplication,
-  type Provider,
-  type Type,
-} from '@nestjs/common';
+import { Controller, Get, Injectable, Logger } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { Test } from '@nestjs/testing';
-import type { RateLimitModuleOptions } from '../config/rate-limit-module-options.interface';
 import { RateLimit } from '../decorators/rate-limit.decorator';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
-import { RateLimitModule } from '../module/rate-limit.module';
+import { bootApp as boot, bootError } from '../../test/support/boot-app';
 import { RouteTable } from './route-table';
 
 const NOT_A_HANDLER =
   'is not an HTTP route, GraphQL resolver, WebSocket message handler or microservice ' +
   'handler: no guard runs on it, so it would never be limited';
-
-interface Fixture {
-  providers?: Provider[];
-  controllers?: Type[];
-  options?: RateLimitModuleOptions;
-}
-
-/** Builds and initialises an app; closes it again and rethrows when init fails. */
-async function boot({ providers = [], controllers = [], options = {} }: Fixture) {
-  const moduleRef = await Test.createTestingModule({
-    imports: [RateLimitModule.forRoot(options)],
-    providers,
-    controllers,
-  }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
-  try {
-    await app.init();
-  } catch (error) {
-    await app.close().catch(() => undefined);
-    throw error;
-  }
-  return app;
-}
-
-/** The error the bootstrap fails with (the test fails when it boots). */
-async function bootError(fixture: Fixture): Promise<RateLimitConfigError> {
-  let app: INestApplication | undefined;
-  try {
-    app = await boot(fixture);
-  } catch (error) {
-    return error as RateLimitConfigError;
-  }
-  await app.close();
-  throw new Error('expected the bootstrap to fail');
-}
 
 @Injectable()
 class ReportService {
