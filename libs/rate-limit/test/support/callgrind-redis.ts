@@ -1,0 +1,64 @@
+/**
+ * A redis-server under valgrind's callgrind that counts only the instructions run inside
+ * `evalGenericCommand` (EVAL and EVALSHA: the script, the commands it calls, the reply), not the
+ * network or the event loop. Instruction counts repeat exactly for the same binary and inputs,
+ * whatever else the machine does, so a budget can guard the Lua work per decision in CI.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { spawnRedisServer, throwawayServerArgs } from './spawn-redis-server';
+import { findFreePort } from './redis-test-server';
+
+const run = promisify(execFile);
+
+export interface CallgrindRedis {
+  readonly url: string;
+  /** Instructions counted inside EVAL/EVALSHA while `work` ran. */
+  instructions(work: () => Promise<void>): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function startCallgrindRedis(): Promise<CallgrindRedis> {
+  const dir = mkdtempSync(join(tmpdir(), 'callgrind-redis-'));
+  const out = join(dir, 'callgrind.out');
+  const pidFile = join(dir, 'pid');
+  const port = await findFreePort();
+  // The watchdog runs valgrind (whose pid is the server's) and stops it when our pipe closes.
+  const watchdog =
+    `exec 3<&0; valgrind --tool=callgrind --collect-atstart=no ` +
+    `--toggle-collect=evalGenericCommand --callgrind-out-file=${out} "$0" "$@" <&- & ` +
+    `pid=$!; echo $pid > ${pidFile}; (read _ <&3; kill -9 $pid 2>/dev/null) & wait $pid`;
+  const child = await spawnRedisServer(throwawayServerArgs(port, { dir }), {
+    watchdog,
+    timeoutMs: 60_000,
+    label: 'redis-server under callgrind',
+  });
+  const pid = readFileSync(pidFile, 'utf8').trim();
+  let dumps = 0;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async instructions(work) {
+      await run('callgrind_control', ['--zero', pid]);
+      await work();
+      await run('callgrind_control', ['--dump', pid]);
+      dumps++;
+      const file = readdirSync(dir).find((name) => name === `callgrind.out.${dumps}`);
+      if (!file)
+        throw new Error(
+          `callgrind wrote no dump ${dumps} in ${dir}: ${readdirSync(dir).join(', ')}`,
+        );
+      const summary = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
+      if (!summary) throw new Error(`no instruction total in ${file}`);
+      return Number(summary[1]);
+    },
+    async close() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.stdin?.end();
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
