@@ -1,6 +1,7 @@
 import {
   Inject,
   Injectable,
+  Logger,
   ServiceUnavailableException,
   type CanActivate,
   type ExecutionContext,
@@ -80,13 +81,30 @@ export class RateLimitGuard implements CanActivate {
   protected writeHeaders(context: ExecutionContext, verdict: RateLimitVerdict): void {
     const response = responseOf(context);
     const shown = mostRestrictive(verdict.decisions);
-    if (!shown || !response) return;
+    if (!shown) return;
+    if (!response) {
+      if (context.getType<string>() === 'graphql') this.warnNoGraphqlResponse();
+      return;
+    }
     for (const [name, value] of rateLimitHeaders(this.config.headers, shown)) {
       setResponseHeader(response, name, value);
     }
     if (!verdict.allowed && shown.retryAfterMs > 0) {
       setResponseHeader(response, 'Retry-After', String(toSeconds(shown.retryAfterMs)));
     }
+  }
+
+  private warnedNoGraphqlResponse = false;
+
+  /** Once: Apollo on Fastify puts only the request in the context unless told otherwise. */
+  private warnNoGraphqlResponse(): void {
+    if (this.warnedNoGraphqlResponse) return;
+    this.warnedNoGraphqlResponse = true;
+    new Logger('RateLimit').warn(
+      'A limited GraphQL operation has no HTTP response in its context, so no rate-limit ' +
+        'headers are sent. With Apollo on Fastify, give GraphQLModule ' +
+        '`context: (req, reply) => ({ req, reply })`.',
+    );
   }
 
   /** A remembered rejection is answered at once: a flood costs no promise and no round trip. */
