@@ -1,6 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import { connectionIdOf, requestOf, responseOf } from './context-request';
+import { connectionIdOf, connectionNamer, requestOf, responseOf } from './context-request';
 
 function contextOf(type: string, args: unknown[]): ExecutionContext {
   const host = new ExecutionContextHost(args);
@@ -120,11 +120,19 @@ describe('requestOf / responseOf / connectionIdOf on WebSocket', () => {
     const idA = connectionIdOf(wsMessage(a));
     const idB = connectionIdOf(wsMessage(b));
 
-    expect(idA).toMatch(new RegExp(`^${process.pid}\\.\\d+$`));
-    expect(idB).toMatch(new RegExp(`^${process.pid}\\.\\d+$`));
+    expect(idA).toMatch(/^[\w-]{12}\.\d+$/);
+    expect(idB).toMatch(/^[\w-]{12}\.\d+$/);
     expect(connectionIdOf(wsMessage(a))).toBe(idA);
     expect(connectionIdOf(wsMessage(b))).toBe(idB);
     expect(idB).not.toBe(idA);
+  });
+
+  it('ws: two processes (two namers) never name their first connections alike', () => {
+    const [one, other] = [connectionNamer(), connectionNamer()];
+    const client = {};
+    expect(one(client)).toMatch(/\.1$/);
+    expect(other(client)).toMatch(/\.1$/);
+    expect(one(client)).not.toBe(other(client)); // a pid prefix would be 1.1 in both containers
   });
 
   it('an empty socket.io id is not an identity: the client gets a generated one', () => {
@@ -132,7 +140,7 @@ describe('requestOf / responseOf / connectionIdOf on WebSocket', () => {
 
     const id = connectionIdOf(wsMessage(client));
 
-    expect(id).toMatch(new RegExp(`^${process.pid}\\.\\d+$`));
+    expect(id).toMatch(/^[\w-]{12}\.\d+$/);
     expect(connectionIdOf(wsMessage(client))).toBe(id);
   });
 });

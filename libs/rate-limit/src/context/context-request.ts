@@ -1,4 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -75,14 +76,28 @@ function wsRequestOf(client: WsClient): ContextRequest | undefined {
   return request;
 }
 
-let connections = 0;
-const connectionIds = new WeakMap<object, string>();
+/**
+ * Names `ws` connections (socket.io has ids of its own). The prefix is random per process, not
+ * its pid: instances in containers are all pid 1, and two sockets on two instances must never
+ * share a budget.
+ */
+export function connectionNamer(
+  prefix = randomBytes(9).toString('base64url'),
+): (client: object) => string {
+  let count = 0;
+  const ids = new WeakMap<object, string>();
+  return (client) => {
+    let id = ids.get(client);
+    if (id === undefined) ids.set(client, (id = `${prefix}.${++count}`));
+    return id;
+  };
+}
+
+const nameConnection = connectionNamer();
 
 /** One identity per WebSocket connection: socket.io's id, else one given at first sight. */
 export function connectionIdOf(context: ExecutionContext): string {
   const client = context.switchToWs().getClient<{ id?: unknown }>();
   if (typeof client.id === 'string' && client.id !== '') return client.id;
-  let id = connectionIds.get(client);
-  if (id === undefined) connectionIds.set(client, (id = `${process.pid}.${++connections}`));
-  return id;
+  return nameConnection(client);
 }
