@@ -24,19 +24,20 @@ const QUOTES = ['Measure twice, cut once.', 'Slow is smooth, smooth is fast.', '
 
 /**
  * GraphQL on the demo: a query and a mutation limited per client IP (the HTTP request behind
- * the operation), and a field resolver with a limit of its own.
+ * the operation), and a field resolver with a limit of its own. Limited fields are nullable: a
+ * rejected non-null field would null its parent, for a root field the whole answer.
  */
 @Resolver(() => Quote)
 export class QuotesResolver {
   private likes = 0;
 
-  @Query(() => Quote)
+  @Query(() => Quote, { nullable: true })
   @RateLimit({ name: 'demo.graphql-quote', algo: 'fixed-window', limit: 5, window: '10s' })
   quote(@Args('id', { type: () => Int }) id: number): Quote {
     return { id, text: QUOTES[Math.abs(id) % QUOTES.length] };
   }
 
-  @Mutation(() => Int)
+  @Mutation(() => Int, { nullable: true })
   @RateLimit({ name: 'demo.graphql-like', algo: 'sliding-window', limit: 3, window: '10s' })
   like(): number {
     return ++this.likes;

@@ -34,6 +34,20 @@ export function handlerKind(handler: object): HandlerKind | null {
   return null;
 }
 
+/**
+ * Every kind a method is: a controller method can be both an HTTP route and a microservice
+ * handler, and its key must work in both.
+ */
+export function handlerKinds(handler: object): HandlerKind[] {
+  const kinds: HandlerKind[] = [];
+  if (Reflect.getMetadata(PATH_METADATA, handler) !== undefined) kinds.push('http');
+  if (Reflect.getMetadata(HANDLER_METADATA.rpcPattern, handler) !== undefined) kinds.push('rpc');
+  if (Reflect.getMetadata(HANDLER_METADATA.wsMessage, handler) !== undefined) kinds.push('ws');
+  const graphql = handlerKind(handler);
+  if (graphql === 'graphql' || graphql === 'graphql-field') kinds.push(graphql);
+  return kinds;
+}
+
 /** `context.getType()` of each kind. */
 export function contextTypeOf(kind: HandlerKind): 'http' | 'graphql' | 'ws' | 'rpc' {
   return kind === 'graphql-field' ? 'graphql' : kind;

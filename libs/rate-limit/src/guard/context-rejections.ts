@@ -1,4 +1,9 @@
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  type ExecutionContext,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
 import type { HandlerKind } from '../context/handler-kind';
 import { RouteTable } from '../registry/route-table';
@@ -57,7 +62,8 @@ export class ContextRejections implements OnApplicationBootstrap {
   }
 
   /** The error for a context of type `type` (`context.getType()`), never for HTTP. */
-  error(type: string, rejection: RateLimitRejection): Error {
+  error(type: string, rejection: RateLimitRejection, context?: ExecutionContext): Error {
+    if (type === 'ws' && context) answerAck(context, rejection);
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0; // an expected outcome: no stack to capture per rejection
     try {
@@ -78,6 +84,22 @@ export class ContextRejections implements OnApplicationBootstrap {
     // Only a handler the bootstrap did not see gets here (its context's classes were not loaded).
     new Logger('RateLimit').warn(`No ${type} error class loaded; rejecting with a plain error`);
     return Object.assign(new Error(rejection.message), rejection);
+  }
+}
+
+/**
+ * A socket.io message sent with an acknowledgement gets the rejection there too: the
+ * `exception` event alone would leave a client awaiting its ack hanging. Nest passes the ack
+ * after the data (the pattern comes last).
+ */
+function answerAck(context: ExecutionContext, rejection: RateLimitRejection): void {
+  const args = context.getArgs<unknown[]>();
+  for (let i = 2; i < args.length - 1; i++) {
+    const ack = args[i];
+    if (typeof ack === 'function') {
+      (ack as (answer: object) => void)({ status: 'error', ...rejection });
+      return;
+    }
   }
 }
 

@@ -122,11 +122,11 @@ export class RateLimitGuard implements CanActivate {
     const type = context.getType();
     if (verdict.source === 'fail-closed') {
       if (type === 'http') throw new ServiceUnavailableException('Rate limiting is unavailable');
-      throw this.rejections.error(type, { ...RATE_LIMITING_UNAVAILABLE });
+      throw this.rejections.error(type, { ...RATE_LIMITING_UNAVAILABLE }, context);
     }
     const decision = mostRestrictive(verdict.decisions)!;
     if (type === 'http') throw rejectionException(decision);
-    throw this.rejections.error(type, tooManyRequests(decision));
+    throw this.rejections.error(type, tooManyRequests(decision), context);
   }
 
   /**

@@ -41,8 +41,12 @@ export function createIdentityResolver(
 ): IdentityResolver {
   const byIp = (ctx: ExecutionContext): string => `ip:${clientIp(socketRequest(request(ctx)))}`;
   if (typeof source === 'function') {
+    // No usable name: the client IP; a microservice message has none, so every such message of
+    // the policy shares one budget (as with key 'route') rather than failing.
+    const unnamed = (ctx: ExecutionContext): string =>
+      requestOf(ctx) === undefined ? `route:${policyName}` : byIp(ctx);
     const named = (id: unknown, ctx: ExecutionContext): string =>
-      typeof id === 'string' && id !== '' ? `fn:${id}` : byIp(ctx);
+      typeof id === 'string' && id !== '' ? `fn:${id}` : unnamed(ctx);
     // A synchronous function keeps the request synchronous; only a thenable (any promise
     // library's) is awaited.
     return (ctx) => {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, ModuleRef, Reflector } from '@nestjs/core';
-import { handlerKind, type HandlerKind } from '../context/handler-kind';
+import { handlerKind, handlerKinds, type HandlerKind } from '../context/handler-kind';
 import { checkKeySupported, takesDefaultPolicy } from '../context/key-support';
 import { getDeclaredRateLimits, getInheritedRateLimits } from '../decorators/rate-limit.decorator';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
@@ -50,7 +50,7 @@ export class RouteTable implements OnModuleInit {
     );
     for (const { cls, handler, kind } of handlers) {
       if (!this.routeFor(cls, handler, kind)) continue;
-      this.kinds.add(kind);
+      for (const each of handlerKinds(handler)) this.kinds.add(each);
       if (kind === 'graphql-field' && !this.guardsRunOnFieldResolvers()) {
         unlimitable.push({
           where: `${cls.name}.${handler.name}`,
@@ -179,7 +179,10 @@ export class RouteTable implements OnModuleInit {
         `must be ${NAMED_KEY_SOURCES.map((s) => `'${s}'`).join(', ')}, { header } or a function (got ${JSON.stringify(keySource)})`,
       );
     }
-    checkKeySupported(where, keySource, kind);
+    // A method that is, say, both a route and a microservice handler needs a key both can give.
+    for (const each of new Set([kind, ...handlerKinds(usage.handler)])) {
+      checkKeySupported(where, keySource, each);
+    }
     const policy = normalizePolicy(options, name, where);
     const tiers = normalizeTiers(options, policy, where);
     this.registry.register(policy, where, options.burst === undefined, usage, tiers);
