@@ -93,8 +93,37 @@ describe('RedisStore against a real Redis', () => {
     const stats = await admin.info('commandstats');
     const calls = (name: string) =>
       Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
-    expect(calls('evalsha')).toBe(10);
-    expect(calls('eval')).toBe(1);
+    // The first call's NOSCRIPT leads to one SCRIPT LOAD and the same EVALSHA again.
+    expect(calls('evalsha')).toBe(11);
+    expect(calls('script\\|load')).toBe(1);
+    expect(calls('eval')).toBe(0);
+    redis.disconnect();
+  });
+
+  it('calls in flight that all get NOSCRIPT share one SCRIPT LOAD instead of each sending the script', async () => {
+    const redis = new Redis(server.url);
+    await redis.ping();
+    await admin.script('FLUSH');
+    await admin.config('RESETSTAT');
+    const p = policy({ algo: 'fixed-window', limit: 100, window: 10_000 });
+    // An explicit time bypasses the batcher: 50 script calls, as a cluster sends a burst.
+    const store = new RedisStore({ client: redis, commandTimeoutMs: 1_000 });
+    const sut = {
+      store,
+      keys: new KeyBuilder(uniquePrefix()),
+      keyCount: async () => 0,
+      pttl: async () => 0,
+    };
+    const outcomes = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => new Client(sut, `ip:10.9.0.${i}`).hit(p, T0)),
+    );
+    expect(outcomes.every((o) => o.allowed && o.remaining === 99)).toBe(true);
+    const stats = await admin.info('commandstats');
+    const calls = (name: string) =>
+      Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    expect(calls('script\\|load')).toBe(1);
+    expect(calls('eval')).toBe(0);
+    expect(calls('evalsha')).toBe(100);
     redis.disconnect();
   });
 

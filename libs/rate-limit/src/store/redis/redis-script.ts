@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Cluster, Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 
 export type RedisClient = Redis | Cluster;
 
@@ -9,12 +9,17 @@ export type RoundTrip = <T>(reply: Promise<T>) => Promise<T>;
 const unbounded: RoundTrip = (reply) => reply;
 
 /**
- * A Lua script run by EVALSHA. EVAL is sent only after the server answered NOSCRIPT, which
- * proves the script did not run, so nothing is ever executed twice. The SHA1 is computed from
- * the text actually loaded, never pinned by hand.
+ * A Lua script run by EVALSHA. After NOSCRIPT (which proves the script did not run, so nothing
+ * is ever executed twice) the script is loaded once with SCRIPT LOAD, on every master of a
+ * cluster, while the calls that got NOSCRIPT meanwhile wait for that one load; then they run
+ * EVALSHA again. Sending the whole text with each of them (EVAL) made a burst reaching a node
+ * without the script write its 20 KB once per request (a cluster decides each request on its
+ * own): megabytes for Redis to read and hash at once. The SHA1 is computed from the text
+ * actually loaded, never pinned by hand.
  */
 export class RedisScript {
   readonly sha1: string;
+  private loading?: Promise<unknown>;
 
   constructor(
     readonly name: string,
@@ -29,15 +34,36 @@ export class RedisScript {
     args: readonly (string | number)[],
     roundTrip: RoundTrip = unbounded,
   ): Promise<unknown> {
-    // Each round trip is bounded on its own: NOSCRIPT is an answer, and the EVAL that follows
-    // it (first call after a Redis restart) gets the whole timeout again.
+    // Each round trip is bounded on its own: NOSCRIPT is an answer, and what follows it (first
+    // call after a Redis restart) gets the whole timeout again.
     try {
       return await roundTrip(client.evalsha(this.sha1, keys.length, ...keys, ...args));
     } catch (error) {
       if (!isNoScript(error)) throw error;
+    }
+    await roundTrip(this.load(client));
+    try {
+      return await roundTrip(client.evalsha(this.sha1, keys.length, ...keys, ...args));
+    } catch (error) {
+      // Flushed again meanwhile (or a node the load missed): the text itself, this once.
+      if (!isNoScript(error)) throw error;
       return roundTrip(client.eval(this.source, keys.length, ...keys, ...args));
     }
   }
+
+  /** One SCRIPT LOAD at a time, shared by every call waiting for it. */
+  private load(client: RedisClient): Promise<unknown> {
+    this.loading ??= loadEverywhere(client, this.source).finally(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+}
+
+/** A node the load fails on (down, say) only costs its callers the EVAL fallback. */
+function loadEverywhere(client: RedisClient, source: string): Promise<unknown> {
+  const nodes = client instanceof Cluster ? client.nodes('master') : [client];
+  return Promise.allSettled(nodes.map((node) => node.script('LOAD', source)));
 }
 
 function isNoScript(error: unknown): boolean {
