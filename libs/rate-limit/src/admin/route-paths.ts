@@ -5,6 +5,7 @@ import {
   type VersioningOptions,
 } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA, VERSION_METADATA } from '@nestjs/common/constants';
+import { HANDLER_METADATA } from '../context/handler-kind';
 import type { PolicyUsage } from '../registry/policy-registry';
 import type { PolicyRoute } from './policy-view.interface';
 
@@ -45,18 +46,21 @@ function join(...parts: string[]): string {
 function handlerRoute(usage: PolicyUsage): PolicyRoute | null {
   const meta = (key: string): unknown => Reflect.getMetadata(key, usage.handler);
   // A resolver without an explicit name is named after its method.
-  const field = String(meta('graphql:resolver_name') ?? usage.handler.name);
+  const field = String(meta(HANDLER_METADATA.graphqlResolverName) ?? usage.handler.name);
   switch (usage.kind) {
     case 'graphql':
-      return { method: 'GRAPHQL', path: `${String(meta('graphql:resolver_type'))}.${field}` };
+      return {
+        method: 'GRAPHQL',
+        path: `${String(meta(HANDLER_METADATA.graphqlResolverType))}.${field}`,
+      };
     case 'graphql-field':
       return { method: 'GRAPHQL', path: `field ${field}` };
     case 'ws':
-      return { method: 'WS', path: String(meta('message')) };
+      return { method: 'WS', path: String(meta(HANDLER_METADATA.wsMessageName)) };
     case 'rpc':
       return {
         method: 'RPC',
-        path: JSON.stringify((meta('microservices:pattern') as unknown[])[0]),
+        path: JSON.stringify((meta(HANDLER_METADATA.rpcPattern) as unknown[])[0]),
       };
     default:
       return null;

@@ -1,14 +1,15 @@
 import { Controller, Get } from '@nestjs/common';
 import { Mutation, Query, ResolveField, Resolver, Subscription } from '@nestjs/graphql';
 import {
+  RESOLVER_NAME_METADATA,
   RESOLVER_PROPERTY_METADATA,
   RESOLVER_TYPE_METADATA,
 } from '@nestjs/graphql/dist/graphql.constants.js';
 import { EventPattern, MessagePattern } from '@nestjs/microservices';
 import { PATTERN_METADATA } from '@nestjs/microservices/constants';
 import { SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
-import { MESSAGE_MAPPING_METADATA } from '@nestjs/websockets/constants';
-import { contextTypeOf, HANDLER_METADATA, handlerKind } from './handler-kind';
+import { MESSAGE_MAPPING_METADATA, MESSAGE_METADATA } from '@nestjs/websockets/constants';
+import { HANDLER_METADATA, handlerKind } from './handler-kind';
 
 @Controller('things')
 class ThingsController {
@@ -94,21 +95,11 @@ describe('HANDLER_METADATA', () => {
   it('spells the keys exactly as the optional packages define them', () => {
     expect(HANDLER_METADATA).toEqual({
       graphqlResolverType: RESOLVER_TYPE_METADATA,
+      graphqlResolverName: RESOLVER_NAME_METADATA,
       graphqlProperty: RESOLVER_PROPERTY_METADATA,
       wsMessage: MESSAGE_MAPPING_METADATA,
+      wsMessageName: MESSAGE_METADATA,
       rpcPattern: PATTERN_METADATA,
     });
-  });
-});
-
-describe('contextTypeOf', () => {
-  it.each([
-    ['http', 'http'],
-    ['graphql', 'graphql'],
-    ['graphql-field', 'graphql'],
-    ['ws', 'ws'],
-    ['rpc', 'rpc'],
-  ] as const)('maps %s to context type %s', (kind, type) => {
-    expect(contextTypeOf(kind)).toBe(type);
   });
 });

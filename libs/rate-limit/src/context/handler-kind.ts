@@ -15,40 +15,32 @@ export type HandlerKind = 'http' | 'graphql' | 'graphql-field' | 'ws' | 'rpc';
  */
 export const HANDLER_METADATA = {
   graphqlResolverType: 'graphql:resolver_type',
+  graphqlResolverName: 'graphql:resolver_name',
   graphqlProperty: 'graphql:resolve_property',
   wsMessage: 'websockets:message_mapping',
+  wsMessageName: 'message',
   rpcPattern: 'microservices:pattern',
 } as const;
 
 /** The kind of a method, or null when no Nest context calls it (a helper, a plain provider). */
 export function handlerKind(handler: object): HandlerKind | null {
-  if (Reflect.getMetadata(PATH_METADATA, handler) !== undefined) return 'http';
-  if (Reflect.getMetadata(HANDLER_METADATA.rpcPattern, handler) !== undefined) return 'rpc';
-  if (Reflect.getMetadata(HANDLER_METADATA.wsMessage, handler) !== undefined) return 'ws';
-  if (Reflect.getMetadata(HANDLER_METADATA.graphqlProperty, handler) === true) {
-    return 'graphql-field';
-  }
-  if (Reflect.getMetadata(HANDLER_METADATA.graphqlResolverType, handler) !== undefined) {
-    return 'graphql';
-  }
-  return null;
+  return handlerKinds(handler)[0] ?? null;
 }
 
 /**
- * Every kind a method is: a controller method can be both an HTTP route and a microservice
- * handler, and its key must work in both.
+ * Every kind a method is, the first being the one `handlerKind` names: a controller method can
+ * be both an HTTP route and a microservice handler, and its key must work in both.
  */
 export function handlerKinds(handler: object): HandlerKind[] {
+  const has = (key: string): boolean => Reflect.getMetadata(key, handler) !== undefined;
   const kinds: HandlerKind[] = [];
-  if (Reflect.getMetadata(PATH_METADATA, handler) !== undefined) kinds.push('http');
-  if (Reflect.getMetadata(HANDLER_METADATA.rpcPattern, handler) !== undefined) kinds.push('rpc');
-  if (Reflect.getMetadata(HANDLER_METADATA.wsMessage, handler) !== undefined) kinds.push('ws');
-  const graphql = handlerKind(handler);
-  if (graphql === 'graphql' || graphql === 'graphql-field') kinds.push(graphql);
+  if (has(PATH_METADATA)) kinds.push('http');
+  if (has(HANDLER_METADATA.rpcPattern)) kinds.push('rpc');
+  if (has(HANDLER_METADATA.wsMessage)) kinds.push('ws');
+  if (Reflect.getMetadata(HANDLER_METADATA.graphqlProperty, handler) === true) {
+    kinds.push('graphql-field');
+  } else if (has(HANDLER_METADATA.graphqlResolverType)) {
+    kinds.push('graphql');
+  }
   return kinds;
-}
-
-/** `context.getType()` of each kind. */
-export function contextTypeOf(kind: HandlerKind): 'http' | 'graphql' | 'ws' | 'rpc' {
-  return kind === 'graphql-field' ? 'graphql' : kind;
 }
