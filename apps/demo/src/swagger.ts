@@ -15,7 +15,7 @@ export function setupSwagger(app: INestApplication): void {
       'Public routes showing each rate-limit algorithm, the admin API that changes thresholds ' +
         'at runtime (bearer token: ADMIN_TOKEN), and the health check.',
     )
-    .setVersion('0.1.0')
+    .setVersion('0.2.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' })
     .build();
   const document = () => documentRateLimits(SwaggerModule.createDocument(app, config), app);

@@ -1,2 +1,2 @@
 /** The library's version, as in its package.json (a unit test keeps the two equal). */
-export const LIBRARY_VERSION = '0.1.0';
+export const LIBRARY_VERSION = '0.2.0';

@@ -84,7 +84,7 @@ describe.each(stores)('listing blocked clients: %s store', (_name, storeOptions)
 
     // The windows end, so the state keys expire; the block key stays for an hour.
     const store = moduleRef.get<RateLimitStore>(RATE_LIMIT_STORE);
-    const stateKeys = async () => (await store.scan('*}:login:sliding-window', null, 1_000)).keys;
+    const stateKeys = async () => (await store.scan('*}:login:sw', null, 1_000)).keys;
     await within(5 * WINDOW_MS, async () => (await stateKeys()).length === 0);
 
     const after = await listAll();

@@ -272,7 +272,7 @@ describe('rate limiting on a Redis Cluster (3 masters, 3 replicas)', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page = await C.store.scan(`${keys.prefix}:{*}:p:fixed-window`, cursor, 100);
+      const page = await C.store.scan(`${keys.prefix}:{*}:p:fw`, cursor, 100);
       seen.push(...page.keys);
       cursor = page.cursor;
       pages++;

@@ -65,7 +65,7 @@ describe('the identity secret', () => {
     const keys = await raw.keys(`${prefix}:{*`);
     expect(keys).toHaveLength(1);
     expect(keys[0]).not.toContain('erin');
-    expect(keys[0]).toMatch(/^.*:\{user%3A!!.{22}\}:p:fixed-window$/);
+    expect(keys[0]).toMatch(/^.*:\{user%3A!!.{22}\}:p:fw$/);
   });
 
   it('a secret of the options is used as is and not stored', async () => {

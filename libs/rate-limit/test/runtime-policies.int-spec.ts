@@ -178,7 +178,7 @@ describe('runtime policies across two instances on one Redis', () => {
     const limited = await request(b.getHttpServer()).get('/fw');
     expect(limited.status).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(2);
-    const [key] = await admin.keys(`${prefix}:*:fw:fixed-window`);
+    const [key] = await admin.keys(`${prefix}:*:fw:fw`);
     expect(await admin.pttl(key)).toBeGreaterThan(2_000);
   });
 

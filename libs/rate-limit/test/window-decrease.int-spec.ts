@@ -10,6 +10,8 @@ import type { MemoryStore } from '../src/store/memory/memory-store';
 import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 import { within } from './support/within';
 import { ensureWindowHeadroom } from './support/window-headroom';
+import { ALGORITHM_KEY_CODE } from '../src/keys/key-builder';
+import type { RateLimitAlgorithm } from '../src/policy/rate-limit-algorithm';
 
 /**
  * A shorter window re-tightens every key of the policy at once (issue 11, defect 5): an
@@ -61,13 +63,13 @@ describe.each(stores)('a window shortened through the admin API: %s store', (sto
   afterEach(() => moduleRef.close());
 
   /** Milliseconds to live of every state key of the policy. */
-  const ttls = async (algo: string): Promise<number[]> => {
+  const ttls = async (algo: RateLimitAlgorithm): Promise<number[]> => {
     if (store === 'redis') {
-      const keys = await raw.keys(`${prefix}:{*}:${algo}:${algo}`);
+      const keys = await raw.keys(`${prefix}:{*}:${algo}:${ALGORITHM_KEY_CODE[algo]}`);
       return Promise.all(keys.map((key) => raw.pttl(key)));
     }
     const memory = moduleRef.get<MemoryStore>(RATE_LIMIT_STORE);
-    const { keys } = await memory.scan(`${prefix}:{*}:${algo}:${algo}`, null, 1_000);
+    const { keys } = await memory.scan(`${prefix}:{*}:${algo}:${ALGORITHM_KEY_CODE[algo]}`, null, 1_000);
     return keys.map((key) => memory.keyspace.pttl(key));
   };
 

@@ -18,7 +18,7 @@ function keysWith(inspect: () => Promise<(StoreReply | Error)[]>): PolicyKeys {
   const store = {
     source: 'redis',
     scan: async () => ({
-      keys: ['rl:{ip%3A10.0.0.1}:p:fixed-window', 'rl:{ip%3A10.0.0.2}:p:fixed-window'],
+      keys: ['rl:{ip%3A10.0.0.1}:p:fw', 'rl:{ip%3A10.0.0.2}:p:fw'],
       cursor: null,
     }),
     existing: async (keys: string[]) => keys.map(() => false),

@@ -18,20 +18,20 @@ describe('KeyBuilder', () => {
   const IP = 'ip:203.0.113.7';
   const LONG = `h:x-tenant:${'t'.repeat(300)}`;
 
-  it('puts the encoded identity in the hash tag: <prefix>:{<identity>}:<policy>:<algo>', () => {
+  it('puts the encoded identity in the hash tag: <prefix>:{<identity>}:<policy>:<algo code>', () => {
     const keys = new KeyBuilder('rl');
     const tag = keys.identityTag(IP);
     expect(tag).toBe('rl:{ip%3A203.0.113.7}:');
-    expect(keys.stateKey(tag, policy)).toBe('rl:{ip%3A203.0.113.7}:Auth.login:sliding-window');
+    expect(keys.stateKey(tag, policy)).toBe('rl:{ip%3A203.0.113.7}:Auth.login:sw');
     expect(keys.blockKey(keys.stateKey(tag, policy))).toBe(
-      'rl:{ip%3A203.0.113.7}:Auth.login:sliding-window:block',
+      'rl:{ip%3A203.0.113.7}:Auth.login:sw:block',
     );
   });
 
   it('keeps every key of one policy under one SCAN pattern and suffix, for its algorithm only', () => {
     const keys = new KeyBuilder('app/v2');
-    expect(keys.stateSuffix(policy)).toBe('}:Auth.login:sliding-window');
-    expect(keys.statePattern(policy)).toBe('app/v2:{*}:Auth.login:sliding-window');
+    expect(keys.stateSuffix(policy)).toBe('}:Auth.login:sw');
+    expect(keys.statePattern(policy)).toBe('app/v2:{*}:Auth.login:sw');
     expect(keys.statePattern({ ...policy, algo: 'gcra' })).toBe('app/v2:{*}:Auth.login:gcra');
     const key = keys.stateKey(keys.identityTag(IP), policy);
     expect(key.endsWith(keys.stateSuffix(policy))).toBe(true);
@@ -39,7 +39,7 @@ describe('KeyBuilder', () => {
 
   it('lists state and block keys of a policy under one SCAN pattern', () => {
     const keys = new KeyBuilder('rl');
-    expect(keys.listingPattern(policy)).toBe('rl:{*}:Auth.login:sliding-window*');
+    expect(keys.listingPattern(policy)).toBe('rl:{*}:Auth.login:sw*');
     const state = keys.stateKey(keys.identityTag(IP), policy);
     const glob = new RegExp(
       `^${keys.listingPattern(policy).replace(/[{}.]/g, '\\$&').replace(/\*/g, '.*')}$`,

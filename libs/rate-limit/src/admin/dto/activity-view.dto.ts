@@ -141,7 +141,7 @@ export class InstanceDto implements InstanceView {
   @ApiProperty({ type: 'integer' })
   pid!: number;
 
-  @ApiProperty({ example: '0.1.0' })
+  @ApiProperty({ example: '0.2.0' })
   version!: string;
 
   @ApiProperty({ enum: ['redis', 'memory'] })

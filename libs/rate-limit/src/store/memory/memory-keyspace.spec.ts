@@ -6,7 +6,7 @@ function keyspace(maxKeys: number) {
   return { ks: new MemoryKeyspace({ maxKeys, clockMs: () => clock.nowMs }), clock };
 }
 
-const keyOf = (i: number) => `rl:{id-${i}}:p:fixed-window`;
+const keyOf = (i: number) => `rl:{id-${i}}:p:fw`;
 
 /** Every key of a listing, a page of `visits` slots at a time, `between` run after each page. */
 function listAll(ks: MemoryKeyspace, visits: number, between: () => void = () => {}): string[] {

@@ -1,3 +1,4 @@
+import { ALGORITHM_KEY_CODE } from '../../keys/key-builder';
 import { InvalidCursorError } from '../../errors/invalid-cursor.error';
 import { KeyBuilder } from '../../keys/key-builder';
 import { normalizePolicy } from '../../policy/normalize-policy';
@@ -33,7 +34,7 @@ describe('MemoryStore memory bounds', () => {
     const store = memoryStore(DEFAULT_MEMORY_MAX_KEYS);
     // Keys as KeyBuilder makes them for an X-Api-Key, built directly: 300,000 encodings are slow.
     const hit = (i: number, at = 0) => {
-      const key = `rl:{key-${i}}:${daily.name}:${daily.algo}`;
+      const key = `rl:{key-${i}}:${daily.name}:${ALGORITHM_KEY_CODE[daily.algo]}`;
       const rotating = {
         key,
         overrideKey: `${key}:client`,
@@ -71,7 +72,7 @@ describe('MemoryStore memory bounds', () => {
       store.decideSync('consume', [entry(`id-${i}`)], T0_MS * 1000);
       store.decideSync('consume', [entry(`id-${i}`, other)], T0_MS * 1000);
     }
-    const match = `rl:{*}:${daily.name}:${daily.algo}`;
+    const match = `rl:{*}:${daily.name}:${ALGORITHM_KEY_CODE[daily.algo]}`;
     const reset = new Set<string>();
     const listed: string[] = [];
     let cursor: string | null = null;
@@ -96,7 +97,7 @@ describe('MemoryStore memory bounds', () => {
     expect(new Set(listed).size).toBe(listed.length);
     const listedSet = new Set(listed);
     expect(survivors.filter((key) => !listedSet.has(key))).toEqual([]);
-    expect(listed.every((key) => key.endsWith(`:${daily.name}:${daily.algo}`))).toBe(true);
+    expect(listed.every((key) => key.endsWith(`:${daily.name}:${ALGORITHM_KEY_CODE[daily.algo]}`))).toBe(true);
     // A page of 20 reads 200 slots (10 per key asked: other policies' keys share them).
     expect(Math.max(...pageVisits)).toBe(200);
   });
