@@ -146,72 +146,7 @@ local function check_group(n)
   return admitted
 end
 
--- Writes what the n entries of the current group owe: an allowed entry of an admitted group its
--- charge; any other entry only what applies uncharged (a moved count, blockFor's penalty).
-local function commit_group(n, admitted)
-  for j = 1, n do
-    local p, st = eSpec[j], eState[j]
-    p.key, p.cost = eKey[j], eCost[j]
-    if st.allowed and admitted then
-      if not st.free then p.algo.commit(p, st) end
-    else
-      -- A count carried over a change of `window` moves (expiry included) even uncharged.
-      if st.moved then p.algo.move(p, st) end
-      if st.reason == REASON_LIMIT and p.blockForUs > 0 then
-        -- The penalty is the point of blockFor: it applies even though nothing else is charged.
-        write(eBlock[j], int(now + p.blockForUs), px(p.blockForUs))
-        st.retryAfterUs = max(st.retryAfterUs, p.blockForUs)
-        st.resetUs = max(st.resetUs, p.blockForUs)
-      end
-    end
-  end
-end
 
--- The current group's part of the reply (see the header).
-local function reply_group(n, admitted)
-  -- Upvalues cost one more VM instruction per use than locals, and these are used 6 times an entry.
-  local out, states = reply, eState
-  local r = #out
-  -- 2 and 3: as 0 and 1, with extras after the entries.
-  out[r + 1] = (admitted and 1 or 0) + (groupExtras and 2 or 0)
-  r = r + 1
-  for j = 1, n do
-    local st = states[j]
-    local resetMs, retryMs = to_ms(st.resetUs), to_ms(st.retryAfterUs)
-    -- A wait under half a microsecond rounds to 0: a refusal still says "retry after 1 ms".
-    if st.reason == REASON_LIMIT or st.reason == REASON_BLOCKED then
-      retryMs = max(1, retryMs)
-      resetMs = max(resetMs, retryMs)
-    end
-    out[r + 1] = st.allowed and 1 or 0
-    out[r + 2] = st.remaining
-    out[r + 3] = resetMs
-    out[r + 4] = retryMs
-    out[r + 5] = st.reason
-    r = r + 5
-  end
-  if groupExtras then
-    -- The count first (no hole in the array), set once the extras are known.
-    local head = r + 1
-    out[head] = 0
-    r = head
-    for j = 1, n do
-      local act = eAct[j]
-      if act == DENY then
-        out[r + 1], out[r + 2] = j, eMsg[j]
-        r = r + 2
-      elseif act == QUOTA then
-        out[r + 1], out[r + 2] = j, eSpec[j].capacity
-        r = r + 2
-      elseif act == ALLOW then
-        -- 0: admitted and charged; -1: admitted over its limit, not charged (nothing to refund).
-        out[r + 1], out[r + 2] = j, states[j].free and -1 or 0
-        r = r + 2
-      end
-    end
-    out[head] = (r - head) / 2
-  end
-end
 
 while a <= nargs do
   local n = tonumber(ARGV[a])
@@ -252,8 +187,67 @@ while a <= nargs do
     groupExtras = false
     local ok, admitted = pcall(check_group, n)
     if ok then
-      if op == 'consume' then commit_group(n, admitted) end
-      reply_group(n, admitted)
+      -- Inline rather than in functions: the chunk's functions are created anew on every call.
+      if op == 'consume' then
+        -- What each entry owes: an allowed entry of an admitted group its charge; any other entry
+        -- only what applies uncharged (a moved count, blockFor's penalty).
+        for j = 1, n do
+          local p, st = eSpec[j], eState[j]
+          p.key, p.cost = eKey[j], eCost[j]
+          if st.allowed and admitted then
+            if not st.free then p.algo.commit(p, st) end
+          else
+            -- A count carried over a change of `window` moves (expiry included) even uncharged.
+            if st.moved then p.algo.move(p, st) end
+            if st.reason == REASON_LIMIT and p.blockForUs > 0 then
+              -- The penalty is the point of blockFor: it applies even though nothing else is charged.
+              write(eBlock[j], int(now + p.blockForUs), px(p.blockForUs))
+              st.retryAfterUs = max(st.retryAfterUs, p.blockForUs)
+              st.resetUs = max(st.resetUs, p.blockForUs)
+            end
+          end
+        end
+      end
+      -- The group's part of the reply (see the header); 2 and 3: as 0 and 1, with extras after
+      -- the entries.
+      local r = #reply + 1
+      reply[r] = (admitted and 1 or 0) + (groupExtras and 2 or 0)
+      for j = 1, n do
+        local st = eState[j]
+        local resetMs, retryMs = to_ms(st.resetUs), to_ms(st.retryAfterUs)
+        -- A wait under half a microsecond rounds to 0: a refusal still says "retry after 1 ms".
+        if st.reason == REASON_LIMIT or st.reason == REASON_BLOCKED then
+          retryMs = max(1, retryMs)
+          resetMs = max(resetMs, retryMs)
+        end
+        reply[r + 1] = st.allowed and 1 or 0
+        reply[r + 2] = st.remaining
+        reply[r + 3] = resetMs
+        reply[r + 4] = retryMs
+        reply[r + 5] = st.reason
+        r = r + 5
+      end
+      if groupExtras then
+        -- The count first (no hole in the array), set once the extras are known.
+        local head = r + 1
+        reply[head] = 0
+        r = head
+        for j = 1, n do
+          local act = eAct[j]
+          if act == DENY then
+            reply[r + 1], reply[r + 2] = j, eMsg[j]
+            r = r + 2
+          elseif act == QUOTA then
+            reply[r + 1], reply[r + 2] = j, eSpec[j].capacity
+            r = r + 2
+          elseif act == ALLOW then
+            -- 0: admitted and charged; -1: admitted over its limit, not charged (nothing to refund).
+            reply[r + 1], reply[r + 2] = j, eState[j].free and -1 or 0
+            r = r + 2
+          end
+        end
+        reply[head] = (r - head) / 2
+      end
     else
       reply[#reply + 1] = -1
       reply[#reply + 1] = type(admitted) == 'table' and admitted.err or tostring(admitted)
