@@ -96,10 +96,16 @@ export function renderMarkdown(results: BenchResults): string {
   );
   out.push(`| flood (429s) / bare | ${ratio(httpRatio(http, 'ours-flood', 'bare'))} |`);
   out.push(
+    `| flood with shedRememberedRejections() (429s before routing) / bare | ${ratio(httpRatio(http, 'ours-flood-shed', 'bare'))} |`,
+  );
+  out.push(
     `| bare app answering 429 itself / bare (Nest's own cost of a 429) | ${ratio(httpRatio(http, 'bare-429', 'bare'))} |`,
   );
   out.push(
     `| flood (429s) / bare app answering 429 itself (the limiter's own cost) | ${ratio(httpRatio(http, 'ours-flood', 'bare-429'))} |`,
+  );
+  out.push(
+    `| flood with the shedder / flood through the guard | ${ratio(httpRatio(http, 'ours-flood-shed', 'ours-flood'))} |`,
   );
   out.push('');
 

@@ -35,6 +35,12 @@ export function targets(results: BenchResults): TargetVerdict[] {
     measured: x2(flood.median),
     pass: flood.median >= 0.95,
   });
+  const shed = httpRatio(http, 'ours-flood-shed', 'bare');
+  verdicts.push({
+    target: 'flood with shedRememberedRejections() >= 1.0x bare',
+    measured: x2(shed.median),
+    pass: shed.median >= 1.0,
+  });
   const tiers = httpRatio(http, TIERS, ONE);
   verdicts.push({
     target: 'policy with tiers >= 0.97x the plain policy',

@@ -24,7 +24,7 @@ export const LAYERS = [
   { name: 'registry', folders: ['registry'] },
   { name: 'engine and stores', folders: ['store', 'metrics', 'engine'] },
   { name: 'runtime', folders: ['runtime'] },
-  { name: 'application', folders: ['service', 'guard', 'health', 'module'] },
+  { name: 'application', folders: ['service', 'guard', 'shedder', 'health', 'module'] },
   { name: 'admin', folders: ['admin'] },
 ];
 
@@ -33,9 +33,10 @@ const ALSO_FORBIDDEN = {
   store: ['engine', 'metrics'],
   engine: ['metrics'],
   metrics: ['engine', 'store'],
-  guard: ['module', 'health'],
-  service: ['module', 'guard', 'health'],
-  health: ['module', 'guard', 'service'],
+  guard: ['module', 'health', 'shedder'],
+  shedder: ['module', 'health', 'service'],
+  service: ['module', 'guard', 'health', 'shedder'],
+  health: ['module', 'guard', 'service', 'shedder'],
 };
 
 const SRC = 'libs/rate-limit/src';

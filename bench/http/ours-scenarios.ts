@@ -2,7 +2,7 @@
  * The scenario apps guarded by our RateLimitGuard: one policy of each algorithm, three stacked
  * policies, a flood, and the plain fixed-window policy with tiers or with client overrides.
  */
-import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import { type DynamicModule, type INestApplication, Module, type Provider } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import {
   RATE_LIMIT_ALGORITHMS,
@@ -11,6 +11,7 @@ import {
   RateLimitGuard,
   RateLimitModule,
   type RateLimitOptions,
+  shedRememberedRejections,
 } from '../../libs/rate-limit/src';
 import { helloController } from './hello-controller';
 import { otherClientsOverrides, seedClientOverrides } from './override-seeder';
@@ -68,7 +69,20 @@ export const OURS_SCENARIOS: readonly ScenarioSpec[] = [
   ...algoScenarios.filter((s) => s.name !== PLAIN),
   { name: 'ours-stacked-3', label: 'ours, 3 stacked policies (fixed-window)', expect: 'allowed' },
   { name: 'ours-flood', label: 'ours, flood: 1 client far over its limit', expect: 'rejected' },
+  {
+    name: 'ours-flood-shed',
+    label: 'ours, the same flood with shedRememberedRejections() (429s before routing)',
+    expect: 'rejected',
+  },
 ];
+
+/** The flood's one policy: the first request admitted (in the warm-up), every later one 429. */
+const FLOOD: RateLimitOptions = { name: 'flood', algo: 'fixed-window', limit: 1, window: '1h' };
+
+/** What an `ours-*` scenario's app needs before it listens: the shedder, for the shed flood. */
+export function prepareOursApp(name: string, app: INestApplication): void {
+  if (name === 'ours-flood-shed') shedRememberedRejections(app);
+}
 
 function oursModule(
   redisUrl: string,
@@ -99,9 +113,8 @@ export function oursScenarioModule(name: string, redisUrl: string): DynamicModul
         { name: 'per-day', algo: 'fixed-window', limit: ALL_ALLOWED.limit, window: '1d' },
       ]);
     case 'ours-flood':
-      return oursModule(redisUrl, [
-        { name: 'flood', algo: 'fixed-window', limit: 1, window: '1h' },
-      ]);
+    case 'ours-flood-shed':
+      return oursModule(redisUrl, [FLOOD]);
     case 'ours-tiers':
       return oursModule(
         redisUrl,

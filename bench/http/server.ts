@@ -5,6 +5,7 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
+import { prepareOursApp } from './ours-scenarios';
 import { scenarioModule } from './scenarios';
 
 async function main(): Promise<void> {
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
   const app = await NestFactory.create(scenarioModule(scenario, redisUrl), {
     logger: ['error', 'warn'],
   });
+  prepareOursApp(scenario, app);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   let closing = false;

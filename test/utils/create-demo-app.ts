@@ -10,6 +10,7 @@ import {
   createHttpAdapter,
   DEMO_FASTIFY_OPTIONS,
 } from '../../apps/demo/src/platform/create-http-app';
+import { shedRejectionsIfEnabled } from '../../apps/demo/src/platform/shed-rejections';
 import { setupSwagger } from '../../apps/demo/src/swagger';
 
 /** Env-style settings `AppModule.forRoot()` accepts (REDIS_URL, RATE_LIMIT_KEY_PREFIX, ADMIN_TOKEN, ...). */
@@ -70,6 +71,8 @@ export async function createDemoApp(
   prepareDemoContexts(app, demoContexts({ ...process.env, ...overrides, HTTP_PLATFORM: platform }));
   // Before init(): Swagger's routes must come ahead of Nest's not-found handler.
   if (options.swagger) setupSwagger(app);
+  // RATE_LIMIT_SHED_REJECTIONS, as main.ts applies it.
+  shedRejectionsIfEnabled(app);
   await app.init();
   // Fastify routes requests only once its plugins have loaded; supertest does not listen().
   if (platform === 'fastify') {

@@ -6,6 +6,7 @@ import { AppModule } from './app.module';
 import { httpPlatform, type DemoConfig } from './config/demo-config';
 import { demoContexts, prepareDemoContexts } from './config/demo-contexts';
 import { createHttpApp, listenOnAllInterfaces } from './platform/create-http-app';
+import { shedRejectionsIfEnabled } from './platform/shed-rejections';
 import { setupSwagger } from './swagger';
 
 async function bootstrap(): Promise<void> {
@@ -15,6 +16,7 @@ async function bootstrap(): Promise<void> {
   const contexts = demoContexts(process.env);
   prepareDemoContexts(app, contexts);
   setupSwagger(app);
+  shedRejectionsIfEnabled(app);
   const { port } = app.get(ConfigService).getOrThrow<DemoConfig>('demo');
   await listenOnAllInterfaces(app, port);
   if (contexts.microservicePort !== undefined) await app.startAllMicroservices();

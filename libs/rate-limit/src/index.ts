@@ -41,6 +41,10 @@ export {
   type RateLimitExceededBody,
 } from './guard/rate-limit-exceeded.exception';
 export type { RateLimitRejection } from './guard/context-rejections';
+export {
+  shedRememberedRejections,
+  type ShedRememberedRejectionsOptions,
+} from './shedder/shed-remembered-rejections';
 export { RateLimiterService, type LimitOptions } from './service/rate-limiter.service';
 export { ClientOverrides } from './runtime/client-overrides/client-overrides.service';
 export {

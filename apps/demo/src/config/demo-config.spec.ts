@@ -35,6 +35,25 @@ describe('TRUST_PROXY', () => {
   });
 });
 
+describe('RATE_LIMIT_SHED_REJECTIONS', () => {
+  it.each<[string | undefined, boolean]>([
+    [undefined, false],
+    ['', false],
+    ['false', false],
+    [' true ', true],
+  ])('reads %j as %j (off unless asked for)', (value, expected) => {
+    expect(validateDemoEnv({ RATE_LIMIT_SHED_REJECTIONS: value }).demo.shedRejections).toBe(
+      expected,
+    );
+  });
+
+  it.each(['1', 'yes', 'TRUE'])('refuses %j, naming the variable', (value) => {
+    expect(() => validateDemoEnv({ RATE_LIMIT_SHED_REJECTIONS: value })).toThrow(
+      `RATE_LIMIT_SHED_REJECTIONS must be true or false (got ${JSON.stringify(value)})`,
+    );
+  });
+});
+
 describe('HTTP_PLATFORM', () => {
   it.each<[string | undefined, string]>([
     [undefined, 'express'],

@@ -27,6 +27,8 @@ export interface DemoConfig {
   adminToken?: string;
   /** Failed admin token attempts allowed per client address in 15 minutes. */
   adminFailedTokenLimit: number;
+  /** RATE_LIMIT_SHED_REJECTIONS: remembered rejections answered before routing. */
+  shedRejections: boolean;
 }
 
 function hostPorts(
@@ -75,6 +77,14 @@ function trustProxy(value: string | undefined): TrustProxy {
   if (text === 'true') return true;
   if (/^\d+$/.test(text)) return Number(text);
   return text;
+}
+
+/** `true` or `false` (unset or empty: `false`); anything else stops the start. */
+function flag(name: string, value: string | undefined): boolean {
+  const text = value?.trim() ?? '';
+  if (text === '' || text === 'false') return false;
+  if (text === 'true') return true;
+  throw new Error(`${name} must be true or false (got ${JSON.stringify(value)})`);
 }
 
 /**
@@ -146,6 +156,7 @@ export function validateDemoEnv(env: Record<string, string | undefined>): { demo
         1,
         10_000, // counted in a sliding-window log, whose limit is at most 10,000
       ),
+      shedRejections: flag('RATE_LIMIT_SHED_REJECTIONS', env.RATE_LIMIT_SHED_REJECTIONS),
     },
   };
 }

@@ -55,3 +55,77 @@ describe('DecisionEngine on the memory store', () => {
     expect(insurance.holds(key)).toBe(false);
   });
 });
+
+describe('DecisionEngine.remembered (what the shedder asks before routing)', () => {
+  let store: MemoryStore;
+  let engine: DecisionEngine;
+  let storeCalls: number;
+  const observed: boolean[] = [];
+  const rejectedX = [{ policy: narrow, identity: 'user:x', cost: 1 }];
+
+  beforeEach(() => {
+    const registry = new PolicyRegistry();
+    registry.register(narrow, 'test', true);
+    store = new MemoryStore();
+    storeCalls = 0;
+    observed.length = 0;
+    // Decides as the memory store does, reported as Redis: only Redis's rejections are remembered.
+    const asRedis = new Proxy(store, {
+      get: (target, property) => {
+        if (property === 'source') return 'redis';
+        const value: unknown = Reflect.get(target, property, target);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          storeCalls++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const insurance = new FallbackStore(
+      new MemoryStore(),
+      { standing: { instances: 1, rank: 0 } },
+      undefined,
+    );
+    engine = new DecisionEngine(config, asRedis, registry, insurance, [
+      { observe: (verdict) => observed.push(verdict.allowed) },
+    ]);
+  });
+  afterEach(() => {
+    store.close();
+    engine.onModuleDestroy();
+  });
+
+  it('answers nothing while no rejection is remembered, and asks no store', () => {
+    expect(engine.remembersRejections).toBe(false);
+    expect(engine.remembered(rejectedX)).toBeUndefined();
+    expect(storeCalls).toBe(0);
+    expect(observed).toEqual([]);
+  });
+
+  it('answers a remembered rejection without the store, counted as decide() counts it', async () => {
+    await engine.decide(rejectedX);
+    await engine.decide(rejectedX);
+    expect(observed).toEqual([true, false]);
+    const calls = storeCalls;
+
+    const verdict = engine.remembered(rejectedX);
+
+    expect(engine.remembersRejections).toBe(true);
+    expect(verdict).toMatchObject({ allowed: false, source: 'redis' });
+    expect(verdict?.decisions[0]).toMatchObject({ policy: 'narrow', allowed: false });
+    expect(storeCalls).toBe(calls);
+    expect(observed).toEqual([true, false, false]);
+    // Another identity, or the same one at another cost, is not that rejection.
+    expect(engine.remembered([{ ...rejectedX[0], identity: 'user:y' }])).toBeUndefined();
+    expect(engine.remembered([{ ...rejectedX[0], cost: 2 }])).toBeUndefined();
+    expect(observed).toHaveLength(3);
+  });
+
+  it('forgets with the cache: after a reset or a policy change nothing is answered', async () => {
+    await engine.decide(rejectedX);
+    await engine.decide(rejectedX);
+    engine.forgetRejections();
+    expect(engine.remembersRejections).toBe(false);
+    expect(engine.remembered(rejectedX)).toBeUndefined();
+  });
+});

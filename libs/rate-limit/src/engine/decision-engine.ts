@@ -49,12 +49,27 @@ export class DecisionEngine implements OnModuleDestroy {
   ): RateLimitVerdict | Promise<RateLimitVerdict> {
     // An explicit `now` (tests) is not wall time: remembered rejections do not apply to it.
     const wallTime = options?.nowMs === undefined;
-    // While nobody is blocked (the usual case) a request builds no cache key at all.
-    if (wallTime && this.blocked.size > 0) {
-      const cached = this.blocked.get(this.rejectionKey(requests), Date.now());
-      if (cached) return this.counted(cached, requests);
+    if (wallTime) {
+      const cached = this.remembered(requests);
+      if (cached) return cached;
     }
     return this.consume(requests, wallTime, options);
+  }
+
+  /** Whether any rejection is remembered: while none is (the usual case), nothing can be shed. */
+  get remembersRejections(): boolean {
+    return this.blocked.size > 0;
+  }
+
+  /**
+   * The rejection Redis gave these requests, while it holds, counted by the observers as
+   * decide() counts it; undefined otherwise. Never asks the store.
+   */
+  remembered(requests: readonly PolicyRequest[]): RateLimitVerdict | undefined {
+    // While nobody is blocked (the usual case) a request builds no cache key at all.
+    if (this.blocked.size === 0) return undefined;
+    const cached = this.blocked.get(this.rejectionKey(requests), Date.now());
+    return cached && this.counted(cached, requests);
   }
 
   /** The standing under one policy, without charging anything or counting a decision. */

@@ -1,5 +1,5 @@
 import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
-import { mostRestrictive, rateLimitHeaders, toSeconds } from './rate-limit-headers';
+import { mostRestrictive, rateLimitHeaders, toSeconds, verdictHeaders } from './rate-limit-headers';
 
 const d = (over: Partial<RateLimitDecision>): RateLimitDecision => ({
   policy: 'p',
@@ -141,5 +141,31 @@ describe('rateLimitHeaders', () => {
 
   it('none: no header at all', () => {
     expect(rateLimitHeaders('none', decision)).toEqual([]);
+  });
+});
+
+describe('verdictHeaders (the guard and the shedder write these)', () => {
+  const rejecting = d({ allowed: false, remaining: 0, reason: 'limit', retryAfterMs: 2_001 });
+  const verdict = (decision: RateLimitDecision) => ({
+    allowed: decision.allowed,
+    decisions: [decision],
+    source: 'redis' as const,
+  });
+
+  it('adds Retry-After, in whole seconds rounded up, to a rejection', () => {
+    expect(verdictHeaders('standard', verdict(rejecting), rejecting)).toEqual([
+      ['RateLimit-Limit', '5'],
+      ['RateLimit-Remaining', '0'],
+      ['RateLimit-Reset', '1'],
+      ['Retry-After', '3'],
+    ]);
+    expect(verdictHeaders('none', verdict(rejecting), rejecting)).toEqual([['Retry-After', '3']]);
+  });
+
+  it('has no Retry-After for an admission, nor for a rejection that waiting does not end', () => {
+    const admitted = d({});
+    expect(verdictHeaders('standard', verdict(admitted), admitted)).toHaveLength(3);
+    const never = { ...rejecting, reason: 'denied' as const, retryAfterMs: 0 };
+    expect(verdictHeaders('standard', verdict(never), never)).toHaveLength(3);
   });
 });

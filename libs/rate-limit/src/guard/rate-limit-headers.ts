@@ -1,4 +1,7 @@
-import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
+import type {
+  RateLimitDecision,
+  RateLimitVerdict,
+} from '../decision/rate-limit-decision.interface';
 import type { HeaderStyle } from '../config/rate-limit-module-options.interface';
 
 export const toSeconds = (ms: number): number => Math.ceil(ms / 1000);
@@ -59,4 +62,20 @@ export function rateLimitHeaders(style: HeaderStyle, d: RateLimitDecision): [str
       ];
     }
   }
+}
+
+/**
+ * Every header a verdict's response carries: those of the decision shown and, on a rejection
+ * with a wait, Retry-After. The guard's and the shedder's 429s are alike by sharing this.
+ */
+export function verdictHeaders(
+  style: HeaderStyle,
+  verdict: RateLimitVerdict,
+  shown: RateLimitDecision,
+): [string, string][] {
+  const headers = rateLimitHeaders(style, shown);
+  if (!verdict.allowed && shown.retryAfterMs > 0) {
+    headers.push(['Retry-After', String(toSeconds(shown.retryAfterMs))]);
+  }
+  return headers;
 }

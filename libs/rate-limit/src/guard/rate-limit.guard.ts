@@ -2,6 +2,7 @@ import {
   Inject,
   Injectable,
   Logger,
+  Optional,
   ServiceUnavailableException,
   type CanActivate,
   type ExecutionContext,
@@ -18,11 +19,12 @@ import { InvalidCostError } from '../errors/invalid-cost.error';
 import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
 import type { CompiledRoute, RoutePolicy } from '../registry/compiled-route';
 import { PolicyRegistry } from '../registry/policy-registry';
+import { RejectedRoutes } from '../registry/rejected-routes';
 import { RouteTable } from '../registry/route-table';
 import { DecisionEngine } from '../engine/decision-engine';
 import type { PolicyRequest } from '../engine/policy-request';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
-import { mostRestrictive, rateLimitHeaders, toSeconds } from './rate-limit-headers';
+import { mostRestrictive, verdictHeaders } from './rate-limit-headers';
 import { rejectionException } from './rejection-exceptions';
 import { setResponseHeader } from './set-response-header';
 
@@ -36,13 +38,22 @@ import { setResponseHeader } from './set-response-header';
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
+  /**
+   * Where 429s teach the shedder their routes. Not from a subclass: it may resolve identities
+   * or admit requests otherwise than the shedder, which repeats this class's own steps.
+   */
+  private readonly rejectedRoutes: RejectedRoutes | undefined;
+
   constructor(
     private readonly routes: RouteTable,
     private readonly registry: PolicyRegistry,
     private readonly engine: DecisionEngine,
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
     private readonly rejections: ContextRejections,
-  ) {}
+    @Optional() rejectedRoutes?: RejectedRoutes,
+  ) {
+    this.rejectedRoutes = new.target === RateLimitGuard ? rejectedRoutes : undefined;
+  }
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const route = this.routes.routeFor(
@@ -62,8 +73,8 @@ export class RateLimitGuard implements CanActivate {
   private limit(route: CompiledRoute, context: ExecutionContext): boolean | Promise<boolean> {
     const requests = this.requests(route, context);
     return Array.isArray(requests)
-      ? this.decide(context, requests)
-      : requests.then((resolved) => this.decide(context, resolved));
+      ? this.decide(route, context, requests)
+      : requests.then((resolved) => this.decide(route, context, resolved));
   }
 
   /**
@@ -86,11 +97,8 @@ export class RateLimitGuard implements CanActivate {
       if (context.getType<string>() === 'graphql') this.warnNoGraphqlResponse();
       return;
     }
-    for (const [name, value] of rateLimitHeaders(this.config.headers, shown)) {
+    for (const [name, value] of verdictHeaders(this.config.headers, verdict, shown)) {
       setResponseHeader(response, name, value);
-    }
-    if (!verdict.allowed && shown.retryAfterMs > 0) {
-      setResponseHeader(response, 'Retry-After', String(toSeconds(shown.retryAfterMs)));
     }
   }
 
@@ -108,15 +116,23 @@ export class RateLimitGuard implements CanActivate {
   }
 
   /** A remembered rejection is answered at once: a flood costs no promise and no round trip. */
-  private decide(context: ExecutionContext, requests: PolicyRequest[]): boolean | Promise<boolean> {
+  private decide(
+    route: CompiledRoute,
+    context: ExecutionContext,
+    requests: PolicyRequest[],
+  ): boolean | Promise<boolean> {
     if (requests.length === 0) return true;
     const verdict = this.engine.decide(requests);
     return verdict instanceof Promise
-      ? verdict.then((decided) => this.conclude(context, decided))
-      : this.conclude(context, verdict);
+      ? verdict.then((decided) => this.conclude(route, context, decided))
+      : this.conclude(route, context, verdict);
   }
 
-  private conclude(context: ExecutionContext, verdict: RateLimitVerdict): boolean {
+  private conclude(
+    route: CompiledRoute,
+    context: ExecutionContext,
+    verdict: RateLimitVerdict,
+  ): boolean {
     this.writeHeaders(context, verdict);
     if (verdict.allowed) return true;
     const type = context.getType();
@@ -125,7 +141,10 @@ export class RateLimitGuard implements CanActivate {
       throw this.rejections.error(type, { ...RATE_LIMITING_UNAVAILABLE }, context);
     }
     const decision = mostRestrictive(verdict.decisions)!;
-    if (type === 'http') throw rejectionException(decision);
+    if (type === 'http') {
+      this.rejectedRoutes?.learn(context.switchToHttp().getRequest(), route);
+      throw rejectionException(decision);
+    }
     throw this.rejections.error(type, tooManyRequests(decision), context);
   }
 

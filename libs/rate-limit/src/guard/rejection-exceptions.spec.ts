@@ -1,5 +1,5 @@
 import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
-import { rejectionException } from './rejection-exceptions';
+import { rejectionBody, rejectionException } from './rejection-exceptions';
 
 const rejected = (overrides: Partial<RateLimitDecision> = {}): RateLimitDecision => ({
   policy: 'api',
@@ -44,5 +44,19 @@ describe('rejectionException', () => {
     );
     expect(never.getResponse()).toMatchObject({ retryAfter: 0 });
     expect((never.getResponse() as { message: string }).message).toContain('(7)');
+  });
+});
+
+describe('rejectionBody (what the shedder sends)', () => {
+  it.each<[string, Partial<RateLimitDecision>]>([
+    ['over the limit', {}],
+    ['blocked', { reason: 'blocked', retryAfterMs: 60_000 }],
+    ['denied by a client override', { reason: 'denied', message: 'Banned', retryAfterMs: 0 }],
+    ['above capacity', { reason: 'cost-exceeds-capacity', retryAfterMs: 0 }],
+  ])('is the exception body byte for byte when %s', (_what, overrides) => {
+    const decision = rejected(overrides);
+    expect(JSON.stringify(rejectionBody(decision))).toBe(
+      JSON.stringify(rejectionException(decision).getResponse()),
+    );
   });
 });

@@ -1,5 +1,8 @@
 import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
-import { RateLimitExceededException } from './rate-limit-exceeded.exception';
+import {
+  RateLimitExceededException,
+  type RateLimitExceededBody,
+} from './rate-limit-exceeded.exception';
 import { toSeconds } from './rate-limit-headers';
 
 /**
@@ -20,6 +23,19 @@ export function rejectionException(decision: RateLimitDecision): RateLimitExceed
   } finally {
     Error.stackTraceLimit = limit;
   }
+}
+
+/**
+ * The body Nest's exception filter renders for rejectionException(decision), in the same key
+ * order (so the same bytes): what the shedder sends without an exception.
+ */
+export function rejectionBody(decision: RateLimitDecision): RateLimitExceededBody {
+  return {
+    statusCode: 429,
+    message: rejectionMessage(decision),
+    policy: decision.policy,
+    retryAfter: toSeconds(decision.retryAfterMs),
+  };
 }
 
 export function rejectionMessage(decision: RateLimitDecision): string {

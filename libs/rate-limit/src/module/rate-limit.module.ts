@@ -18,6 +18,7 @@ import {
   RATE_LIMIT_TRAFFIC,
 } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
+import { RejectedRoutes } from '../registry/rejected-routes';
 import { RouteTable } from '../registry/route-table';
 import { AuditLog } from '../runtime/audit/audit-log.service';
 import type { AuditStore } from '../runtime/audit/audit-store';
@@ -148,6 +149,7 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
     },
     PolicyRegistry,
     RouteTable,
+    RejectedRoutes,
     ContextRejections,
     PolicySync,
     PolicyStats,
@@ -167,6 +169,7 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
     PolicyStats,
     PolicySync,
     RouteTable,
+    RejectedRoutes,
     ContextRejections,
     RATE_LIMIT_CONFIG,
     RATE_LIMIT_STORE,

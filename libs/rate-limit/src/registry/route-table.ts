@@ -191,6 +191,7 @@ export class RouteTable implements OnModuleInit {
       name,
       cost: options.cost ?? 1,
       identity: createIdentityResolver(keySource, clientIp, apiKeyHeader, name),
+      keySource,
     };
     const tier = tiers.size > 0 ? (options.tier ?? this.config.options.tier) : undefined;
     return options.skip || tier ? { ...compiled, tier, skip: options.skip } : compiled;

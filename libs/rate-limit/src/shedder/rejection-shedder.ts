@@ -1,0 +1,70 @@
+import type { ExecutionContext } from '@nestjs/common';
+import type { HeaderStyle } from '../config/rate-limit-module-options.interface';
+import type { HeaderWriter } from '../context/context-request';
+import type { DecisionEngine } from '../engine/decision-engine';
+import type { PolicyRequest } from '../engine/policy-request';
+import { mostRestrictive, verdictHeaders } from '../guard/rate-limit-headers';
+import { rejectionBody } from '../guard/rejection-exceptions';
+import { setResponseHeader } from '../guard/set-response-header';
+import type { CompiledRoute } from '../registry/compiled-route';
+import type { PolicyRegistry } from '../registry/policy-registry';
+import type { RejectedRoutes, RoutedRequest } from '../registry/rejected-routes';
+import { preRoutingContext } from './pre-routing-context';
+
+/** Sends a body with a status as Nest's exception filter does: the HTTP adapter's `reply()`. */
+export type ReplyFn = (response: unknown, body: unknown, statusCode: number) => unknown;
+
+/**
+ * Answers, before routing, a request the guard would answer from a remembered rejection: same
+ * route (RejectedRoutes), same policy requests, same verdict from the engine (counted by the
+ * observers as the guard's is), same headers and body. Anything else is left to the guard.
+ */
+export class RejectionShedder {
+  constructor(
+    private readonly routes: RejectedRoutes,
+    private readonly registry: PolicyRegistry,
+    private readonly engine: DecisionEngine,
+    private readonly headers: HeaderStyle,
+    private readonly reply: ReplyFn,
+  ) {}
+
+  /** True when it answered the request (429 sent); false when nothing was written. */
+  answer(request: RoutedRequest, response: HeaderWriter): boolean {
+    // While nobody is blocked (the usual case) a request costs this one check.
+    if (!this.engine.remembersRejections) return false;
+    const route = this.routes.routeOf(request);
+    if (!route) return false;
+    const requests = this.requests(route, preRoutingContext(request, response));
+    if (!requests || requests.length === 0) return false;
+    const verdict = this.engine.remembered(requests);
+    if (!verdict) return false;
+    const shown = mostRestrictive(verdict.decisions)!;
+    for (const [name, value] of verdictHeaders(this.headers, verdict, shown)) {
+      setResponseHeader(response, name, value);
+    }
+    this.reply(response, rejectionBody(shown), 429);
+    return true;
+  }
+
+  /**
+   * The requests the guard builds for a route of plain policies (the only kind RejectedRoutes
+   * learns): the enabled ones, with their identity and fixed cost. Undefined when an identity
+   * cannot be had synchronously, which leaves the request to the guard.
+   */
+  private requests(route: CompiledRoute, context: ExecutionContext): PolicyRequest[] | undefined {
+    const requests: PolicyRequest[] = [];
+    for (const routePolicy of route.policies) {
+      const policy = this.registry.get(routePolicy.name);
+      if (!policy?.enabled) continue;
+      let identity: unknown;
+      try {
+        identity = routePolicy.identity(context);
+      } catch {
+        return undefined; // the guard resolves it again, and reports what fails
+      }
+      if (typeof identity !== 'string' || typeof routePolicy.cost !== 'number') return undefined;
+      requests.push({ policy, identity, cost: routePolicy.cost });
+    }
+    return requests;
+  }
+}
