@@ -10,7 +10,8 @@ import {
   RejectedRoutes,
   type RoutedRequest,
 } from '../registry/rejected-routes';
-import { RejectionShedder } from './rejection-shedder';
+import { expressJsonReply } from './express-reply';
+import { RejectionShedder, type ReplyFn } from './rejection-shedder';
 
 /** Options of `shedRememberedRejections()`. @publicApi */
 export interface ShedRememberedRejectionsOptions {
@@ -65,14 +66,16 @@ export function shedRememberedRejections(
   const routes = rejectedRoutesOf(app);
   if (routes.enabled) throw new RateLimitConfigError(WHERE, 'app', 'sheds already');
   const adapter = app.getHttpAdapter();
+  const type = adapter.getType();
+  const viaAdapter: ReplyFn = (response, body, statusCode) =>
+    adapter.reply(response, body, statusCode);
   const shedder = new RejectionShedder(
     routes,
     app.get(PolicyRegistry, { strict: false }),
     app.get(DecisionEngine, { strict: false }),
     app.get<RateLimitConfig>(RATE_LIMIT_CONFIG, { strict: false }).headers,
-    (response, body, statusCode) => adapter.reply(response, body, statusCode),
+    type === 'express' ? expressJsonReply(adapter.getInstance(), viaAdapter) : viaAdapter,
   );
-  const type = adapter.getType();
   if (type === 'express') {
     adapter.use((request: RoutedRequest, response: HeaderWriter, next: () => void) => {
       if (!shedder.answer(request, response)) next();
