@@ -37,6 +37,7 @@ describe('encodeDecideCall', () => {
       'consume',
       '',
       '',
+      1,
       2,
       ...['gcra', 5, 10_000, 5, 0, 0],
       ...['fixed-window', 2, 60_000, 2, 300_000, 1],
@@ -53,6 +54,12 @@ describe('encodeDecideCall', () => {
     const refund = encodeDecideCall('refund', [[entry('a')]], undefined, 7_000_000.4);
     expect(refund.args.slice(0, 3)).toEqual(['refund', '', 7_000_000]);
     expect(encodeDecideCall('consume', [[entry('a')]], undefined).args[2]).toBe('');
+  });
+
+  it('says when no key repeats, so that the script needs no cache within the call', () => {
+    expect(encodeDecideCall('consume', [[entry('a')], [entry('b')]], undefined).args[3]).toBe(1);
+    // One client twice in a batch: its keys repeat, and the script caches its state.
+    expect(encodeDecideCall('consume', [[entry('a')], [entry('a')]], undefined).args[3]).toBe('');
   });
 });
 

@@ -64,7 +64,18 @@ export function encodeDecideCall(
   }
   const now = nowUs === undefined ? '' : Math.floor(nowUs);
   const charged = chargedAtUs === undefined ? '' : Math.floor(chargedAtUs);
-  return { keys, args: [op, now, charged, specs.size, ...specArgs, ...groupArgs] };
+  const distinct = allDistinct(keys) ? 1 : '';
+  return { keys, args: [op, now, charged, distinct, specs.size, ...specArgs, ...groupArgs] };
+}
+
+/**
+ * Whether no key appears twice: the script then reads and writes each key directly, without
+ * its per-call cache (see lua/prelude.lua). A key repeats when one client has two requests in a
+ * batch, or when a policy keyed by route is decided for several clients.
+ */
+function allDistinct(keys: readonly string[]): boolean {
+  if (keys.length < 2) return true;
+  return new Set(keys).size === keys.length;
 }
 
 /**

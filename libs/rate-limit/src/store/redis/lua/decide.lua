@@ -11,7 +11,8 @@
 --   ARGV[2]  now in microseconds, or '' to use Redis TIME (one clock for every app instance)
 --   ARGV[3]  refund only: when the cost given back was charged (the first value of the consume's
 --            reply, in microseconds): the window algorithms give back to that window; else ''
---   ARGV[4]  S, the number of policy specs; then 6 per spec: algo (an `algorithms` name), limit,
+--   ARGV[4]  '1' when no key appears twice in KEYS (state needs no cache within the call), else ''
+--   ARGV[5]  S, the number of policy specs; then 6 per spec: algo (an `algorithms` name), limit,
 --            windowMs, burst, blockForMs (0: none), shadow ('1' | '0')
 --   then per group: its number of entries; then 2 per entry: its spec (1..S, or -1..-S for an
 --   entry sent without an override key: no client override is in use), cost
@@ -50,13 +51,14 @@ if not now then
   now = t[1] * 1000000 + t[2]
 end
 local charged = tonumber(ARGV[3]) or now
+uncached = ARGV[4] == '1'
 
 -- Specs are parsed once per call and reused by every entry that names them. Tables are built
 -- with every field they will hold: adding a field later rehashes them, which costs more than the
 -- arithmetic.
 local specs = {}
-local a = 5
-for s = 1, tonumber(ARGV[4]) do
+local a = 6
+for s = 1, tonumber(ARGV[5]) do
   local name = ARGV[a]
   local algo = algorithms[name]
   if not algo then return redis.error_reply('ERR unknown rate limit algorithm ' .. tostring(name)) end
@@ -254,12 +256,9 @@ while a <= nargs do
     end
   end
 end
--- Writes the cached state back (see read/write in the prelude).
+-- Writes the cached state back (see read/write in the prelude); nothing when uncached.
 for i = 1, #dirtyOrder do
   local key = dirtyOrder[i]
-  local ttl = dirty[key]
-  if ttl == DELETE then call('DEL', key)
-  elseif ttl == KEEP_TTL then call('SET', key, cached[key], 'KEEPTTL')
-  else call('SET', key, cached[key], 'PX', ttl) end
+  store(key, cached[key], dirty[key])
 end
 return reply

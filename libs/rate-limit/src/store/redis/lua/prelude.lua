@@ -15,6 +15,9 @@
 --   read(key)               GET through the call's cache: the string, or false
 --   write(key, value, ttl)  SET or DEL through that cache; decide.lua writes it back once, before
 --                           the reply. ttl: ms, KEEP_TTL, or DELETE with value false
+--   store(key, value, ttl)  the SET or DEL itself
+--   uncached                true: read and write go straight to Redis (decide.lua sets it when
+--                           the call's keys are all distinct)
 --   KEEP_TTL, DELETE
 
 -- No redis.replicate_commands(): Redis replicates a script's effects by default since 5.0, and
@@ -64,12 +67,17 @@ end
 
 -- String state goes through a cache for the whole call: a key decided many times in one call
 -- (a busy client, or a policy keyed by route, in a batch) costs one GET and one SET, written
--- back before the reply. Sorted sets (sliding-window) are read and written directly.
+-- back before the reply. A call whose keys are all distinct (decide.lua sets `uncached`: the
+-- usual batch of different clients) reads and writes each key directly instead, which saves
+-- the cache's bookkeeping (measured: about 2k of 65k instructions per decision in a batch, 5k
+-- of 160k for a lone one). Sorted sets (sliding-window) are read and written directly.
 local cached, dirty, dirtyOrder = {}, {}, {}
+local uncached = false
 local KEEP_TTL, DELETE = 0, -1
 
 -- The value as GET would return it now: a string, or false when there is none.
 local function read(key)
+  if uncached then return call('GET', key) end
   local value = cached[key]
   if value == nil then
     value = call('GET', key)
@@ -78,9 +86,17 @@ local function read(key)
   return value
 end
 
+-- Writes a key in Redis now (ttl as for write).
+local function store(key, value, ttl)
+  if ttl == DELETE then call('DEL', key)
+  elseif ttl == KEEP_TTL then call('SET', key, value, 'KEEPTTL')
+  else call('SET', key, value, 'PX', ttl) end
+end
+
 -- ttl: expiry in ms, KEEP_TTL (the key's own, or the one a write of this call gave it), or
 -- DELETE with a false value.
 local function write(key, value, ttl)
+  if uncached then return store(key, value, ttl) end
   cached[key] = value
   local prior = dirty[key]
   if prior == nil then dirtyOrder[#dirtyOrder + 1] = key
