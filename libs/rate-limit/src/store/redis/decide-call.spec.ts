@@ -69,8 +69,8 @@ describe('parseDecideReply', () => {
   it('splits the flat reply per group and keeps a failed group to itself', () => {
     const replies = parseDecideReply(
       [
-        ...[1_700_000_000_000_000, 0, 1, 4, 100, 0, 0, 0, 0, 900, 900, 1],
-        ...[-1, 'WRONGTYPE Operation', 1, 1, 3, 50, 0, 0],
+        ...[1_700_000_000_000_000, 0, 4, 100, 0, 0, 0, 900, 900, 1],
+        ...[-1, 'WRONGTYPE Operation', 1, 3, 50, 0, 0],
       ],
       groups,
     );
@@ -92,12 +92,12 @@ describe('parseDecideReply', () => {
   });
 
   it('refuses a reply of the wrong shape', () => {
-    expect(() => parseDecideReply([9, 1, 1, 4], [[entry('a')]])).toThrow(RateLimitStoreError);
-    expect(() => parseDecideReply([9, 1, 1, 4, 0, 0, 0, 7], [[entry('a')]])).toThrow(
+    expect(() => parseDecideReply([9, 1, 4, 0], [[entry('a')]])).toThrow(RateLimitStoreError);
+    expect(() => parseDecideReply([9, 1, 4, 0, 0, 0, 7], [[entry('a')]])).toThrow(
       /Unexpected reply/,
     );
     // Without the leading time.
-    expect(() => parseDecideReply(['1', 1, 4, 0, 0, 0], [[entry('a')]])).toThrow(
+    expect(() => parseDecideReply(['1', 1, 4, 0, 0], [[entry('a')]])).toThrow(
       /Unexpected reply/,
     );
     expect(() => parseDecideReply('OK', [[entry('a')]])).toThrow(RateLimitStoreError);

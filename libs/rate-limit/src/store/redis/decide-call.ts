@@ -8,7 +8,7 @@ import type {
   StoreReply,
 } from '../rate-limit-store.interface';
 
-const FIELDS_PER_OUTCOME = 5;
+const FIELDS_PER_OUTCOME = 4;
 /** First value of a group the script could not decide; its error message follows. */
 const GROUP_FAILED = -1;
 /** A group's first value from this on: its outcomes are followed by extras (see decide.lua). */
@@ -100,12 +100,14 @@ export function parseDecideReply(
     const outcomes: StoreOutcome[] = new Array(groups[g].length);
     if (i + outcomes.length * FIELDS_PER_OUTCOME > values.length) throw unexpected(reply);
     for (let j = 0; j < outcomes.length; j++, i += FIELDS_PER_OUTCOME) {
+      // An entry is allowed exactly when its reason is 0 (see decide.lua).
+      const reason = values[i + 3] as ReasonCode;
       outcomes[j] = {
-        allowed: values[i] === 1,
-        remaining: values[i + 1] as number,
-        resetMs: values[i + 2] as number,
-        retryAfterMs: values[i + 3] as number,
-        reason: values[i + 4] as ReasonCode,
+        allowed: reason === 0,
+        remaining: values[i] as number,
+        resetMs: values[i + 1] as number,
+        retryAfterMs: values[i + 2] as number,
+        reason,
       };
     }
     if (head >= WITH_EXTRAS) i = readExtras(values, i, outcomes, reply);

@@ -24,10 +24,11 @@
 -- Output, one flat array
 --   the time of the decision (microseconds: ARGV[2] or Redis TIME)
 --   then per group, in order: admitted (1 | 0: an enforced entry refused; a shadow entry's
---   refusal is reported but refuses nothing), then 5 per entry:
---     allowed (1 | 0), remaining, resetMs, retryAfterMs (0 when allowed or for reasons 3 and
---     4, at least 1 for reasons 1 and 2), reason (0 admitted, 1 over the limit, 2 blocked by
---     blockFor, 3 cost above capacity, 4 denied by a client override)
+--   refusal is reported but refuses nothing), then 4 per entry:
+--     remaining, resetMs, retryAfterMs (0 when allowed or for reasons 3 and 4, at least 1 for
+--     reasons 1 and 2), reason (0 admitted, 1 over the limit, 2 blocked by blockFor, 3 cost
+--     above capacity, 4 denied by a client override); an entry is allowed exactly when its
+--     reason is 0
 --   When an entry of the group has a client override, the group's first value is 2 (refused)
 --   or 3 (admitted) instead of 0 or 1, and its entries are followed by the number of extras,
 --   then per extra the entry's index in the group (1..n) and: a deny's message (a string, ''
@@ -44,56 +45,67 @@ local NONE, ALLOW, DENY, QUOTA = 0, 1, 2, 3
 -- Bounds of a quota's thresholds (policy-limits.ts).
 local MAX_LIMIT, MAX_WINDOW_MS, MAX_SLIDING_LOG = 1000000000, 31622400000, 10000
 
+-- A count or index: the usual small ones without a string-to-number conversion (interned
+-- strings compare by address).
+local function small(s)
+  if s == '1' then return 1 elseif s == '-1' then return -1 end
+  return tonumber(s)
+end
+
 local op = ARGV[1]
-local now = tonumber(ARGV[2])
-if not now then
+local now
+if ARGV[2] == '' then
   local t = call('TIME')
   now = t[1] * 1000000 + t[2]
+else
+  now = tonumber(ARGV[2])
 end
-local charged = tonumber(ARGV[3]) or now
-uncached = ARGV[4] == '1'
+local charged = now
+if ARGV[3] ~= '' then charged = tonumber(ARGV[3]) end
+if ARGV[4] ~= '1' then cache_call() end
 
--- Specs are parsed once per call and reused by every entry that names them. Tables are built
--- with every field they will hold: adding a field later rehashes them, which costs more than the
--- arithmetic.
-local specs = {}
+-- Specs, 7 values each in one array (no table per spec): algo, limit, windowUs, burst,
+-- capacity, blockForUs, shadow. A quota override appends a spec of its own for its entry.
+local SP = {}
 local a = 6
-for s = 1, tonumber(ARGV[5]) do
-  local name = ARGV[a]
-  local algo = algorithms[name]
-  if not algo then return redis.error_reply('ERR unknown rate limit algorithm ' .. tostring(name)) end
-  local limit, burst = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 3])
-  specs[s] = {
-    algo = algo, now = now, charged = charged, limit = limit, windowUs = ARGV[a + 2] * 1000, burst = burst,
-    capacity = algo.capacity == 'burst' and burst or limit,
-    blockForUs = ARGV[a + 4] * 1000, shadow = ARGV[a + 5] == '1',
-    -- Set per entry; present from the start so that setting them never grows the table.
-    key = false, cost = 0,
-  }
+local nspecs = small(ARGV[5])
+for s = 0, nspecs - 1 do
+  local algo = algorithms[ARGV[a]]
+  if not algo then
+    return redis.error_reply('ERR unknown rate limit algorithm ' .. tostring(ARGV[a]))
+  end
+  local limit = tonumber(ARGV[a + 1])
+  local burst = limit
+  if ARGV[a + 3] ~= ARGV[a + 1] then burst = tonumber(ARGV[a + 3]) end
+  local blockForUs = 0
+  if ARGV[a + 4] ~= '0' then blockForUs = ARGV[a + 4] * 1000 end
+  local b = s * 7
+  SP[b + 1], SP[b + 2], SP[b + 3], SP[b + 4] = algo, limit, ARGV[a + 2] * 1000, burst
+  SP[b + 5], SP[b + 6], SP[b + 7] = algo[5] and burst or limit, blockForUs, ARGV[a + 5] == '1'
   a = a + 6
 end
 
-local reply, k, nargs = { now }, 1, #ARGV
--- Per entry of the current group, in arrays reused by every group (no table per entry). Where
--- an entry is used, its spec is pointed at its key and cost in place, not by a helper: every
--- function of the chunk is created anew on each call, which costs more than the line it saves.
-local eSpec, eKey, eOver, eBlock, eCost, eState, eAct, eMsg = {}, {}, {}, {}, {}, {}, {}, {}
+-- The entries of the current group, 16 values each in one array reused by every group:
+--   +1 spec (its offset in SP)  +2 state key  +3 override key | false  +4 block key | false
+--   +5 cost  +6 what its override asks  +7 a deny's message  +8 allowed  +9 remaining
+--   +10 resetUs  +11 retryAfterUs  +12 reason  +13..15 the algorithm's x1..x3  +16 free (an
+--   allow override admitted it over its limit: nothing to commit)
+local E = {}
 -- Set when an entry of the current group has a deny or a quota: its reply carries extras.
 local groupExtras = false
 
--- Reads entry j's client override (see the header): sets what it asks (eAct, eMsg) and, for a
--- quota, points the entry at a spec of its own (the shared one stays as it is for the others).
--- Almost every client has none: one GET of a missing key.
-local function read_override(j)
-  local key = eOver[j]
-  eAct[j] = NONE
+-- Reads entry e's client override (see the header): sets what it asks and, for a quota, points
+-- the entry at a spec of its own. Almost every client has none: one GET of a missing key.
+local function read_override(e)
+  E[e + 6] = NONE
+  local key = E[e + 3]
   if not key then return end
   local ov = read(key)
   if not ov then return end
   if ov == 'allow' then
-    eAct[j] = ALLOW
+    E[e + 6] = ALLOW
   elseif ov == 'deny' or sub(ov, 1, 5) == 'deny:' then
-    eAct[j], eMsg[j] = DENY, sub(ov, 6)
+    E[e + 6], E[e + 7] = DENY, sub(ov, 6)
   else
     local l, w, b = match(ov, '^quota:(%d*):(%d*):(%d*)$')
     if not l then return end
@@ -103,162 +115,227 @@ local function read_override(j)
     if l and (l < 1 or l > MAX_LIMIT) then l = nil end
     if w and (w < 1 or w > MAX_WINDOW_MS) then w = nil end
     if b and (b < 1 or b > MAX_LIMIT) then b = nil end
-    local p = eSpec[j]
+    local p = E[e + 1]
+    local algo = SP[p + 1]
     -- The sliding log keeps an entry per unit: above its cap the quota is no quota (as the API refuses).
-    if l and l > MAX_SLIDING_LOG and p.algo == algorithms['sliding-window'] then return end
-    eAct[j] = QUOTA
-    local limit, burst = l or p.limit, b or l or p.burst
-    eSpec[j] = {
-      algo = p.algo, now = now, charged = charged, limit = limit,
-      windowUs = w and w * 1000 or p.windowUs, burst = burst,
-      capacity = p.algo.capacity == 'burst' and burst or limit,
-      blockForUs = p.blockForUs, shadow = p.shadow, key = false, cost = 0,
-    }
+    if l and l > MAX_SLIDING_LOG and algo == algorithms['sliding-window'] then return end
+    E[e + 6] = QUOTA
+    local limit = l or SP[p + 2]
+    local burst = b or l or SP[p + 4]
+    local q = #SP
+    SP[q + 1], SP[q + 2], SP[q + 3], SP[q + 4] = algo, limit, w and w * 1000 or SP[p + 3], burst
+    SP[q + 5], SP[q + 6], SP[q + 7] = algo[5] and burst or limit, SP[p + 6], SP[p + 7]
+    E[e + 1] = q
   end
 end
 
 -- Checks the n entries of the current group (reads only) and says whether it is admitted.
 local function check_group(n)
   local admitted = true
-  for j = 1, n do
-    read_override(j)
-    local p, blockKey, act = eSpec[j], eBlock[j], eAct[j]
+  for e = 0, (n - 1) * 16, 16 do
+    read_override(e)
+    local p, act, cost = E[e + 1], E[e + 6], E[e + 5]
     if act ~= NONE then groupExtras = true end
-    p.key, p.cost = eKey[j], eCost[j]
+    local blockKey = E[e + 4]
     local untilUs = blockKey and tonumber(read(blockKey))
-    local st
+    local allowed, remaining, resetUs, retryUs, reason, x1, x2, x3
     if act == DENY then
-      st = { allowed = false, remaining = 0, resetUs = 0, retryAfterUs = 0, reason = REASON_DENIED }
+      allowed, remaining, resetUs, retryUs, reason = false, 0, 0, 0, REASON_DENIED
     elseif untilUs and untilUs > now then
-      st = { allowed = false, remaining = 0, resetUs = untilUs - now, retryAfterUs = untilUs - now, reason = REASON_BLOCKED }
+      allowed, remaining, resetUs, retryUs = false, 0, untilUs - now, untilUs - now
+      reason = REASON_BLOCKED
     else
-      st = p.algo.check(p)
-      st.reason = st.allowed and REASON_OK or REASON_LIMIT
-      if p.cost > p.capacity then
-        st.allowed, st.retryAfterUs, st.reason = false, 0, REASON_COST
-      end
+      allowed, remaining, resetUs, retryUs, x1, x2, x3 =
+        SP[p + 1][1](E[e + 2], now, SP[p + 2], SP[p + 3], SP[p + 4], cost)
+      reason = allowed and REASON_OK or REASON_LIMIT
+      if cost > SP[p + 5] then allowed, retryUs, reason = false, 0, REASON_COST end
     end
-    if act == ALLOW and not st.allowed then
+    local free = false
+    if act == ALLOW and not allowed then
       -- Never limited; charged only when the check admits it (`free`: nothing to commit).
-      st.allowed, st.retryAfterUs, st.reason, st.free = true, 0, REASON_OK, true
+      allowed, retryUs, reason, free = true, 0, REASON_OK, true
     end
-    eState[j] = st
-    if not st.allowed and not p.shadow then admitted = false end
+    E[e + 8], E[e + 9], E[e + 10], E[e + 11], E[e + 12] = allowed, remaining, resetUs, retryUs, reason
+    E[e + 13], E[e + 14], E[e + 15], E[e + 16] = x1, x2, x3, free
+    if not allowed and not SP[p + 7] then admitted = false end
   end
   return admitted
 end
 
-
-
+local reply, r, k, nargs = { now }, 1, 1, #ARGV
 while a <= nargs do
-  local n = tonumber(ARGV[a])
-  a = a + 1
-  for j = 1, n do
-    -- A negative spec index: the entry has no override key (no client override is in use).
-    local s = tonumber(ARGV[a])
-    eCost[j] = tonumber(ARGV[a + 1])
-    a = a + 2
-    local p
+  -- A group of one entry (a lone request, or one client of a batch) is decided with locals
+  -- alone, unless its client has an override (then as any other group, below).
+  local n, done = 1, false
+  if ARGV[a] == '1' and op ~= 'refund' then
+    local s, cost = ARGV[a + 1], ARGV[a + 2]
+    a = a + 3
+    if cost == '1' then cost = 1 else cost = tonumber(cost) end
+    local key, overKey = KEYS[k], false
+    s = small(s)
     if s < 0 then
-      p = specs[-s]
-      eSpec[j], eKey[j], eOver[j] = p, KEYS[k], false
+      s = -s
       k = k + 1
     else
-      p = specs[s]
-      eSpec[j], eKey[j], eOver[j] = p, KEYS[k], KEYS[k + 1]
+      overKey = KEYS[k + 1]
       k = k + 2
     end
-    if p.blockForUs > 0 then
-      eBlock[j] = KEYS[k]
+    local p = (s - 1) * 7
+    local blockForUs, blockKey = SP[p + 6], false
+    if blockForUs > 0 then
+      blockKey = KEYS[k]
       k = k + 1
-    else
-      eBlock[j] = false
     end
-  end
-
-  if op == 'refund' then
-    for j = 1, n do
-      read_override(j)
-      local p = eSpec[j]
-      p.key, p.cost = eKey[j], eCost[j]
-      p.algo.refund(p)
+    -- An override (or an override key Redis cannot read: the general path reads it again), or
+    -- a penalty to read and maybe write: as any other group.
+    if blockKey or (overKey and pcall_redis('GET', overKey)) then
+      E[1], E[2], E[3], E[4], E[5] = p, key, overKey, blockKey, cost
+    else
+      done = true
+      local algo, limit, windowUs, burst = SP[p + 1], SP[p + 2], SP[p + 3], SP[p + 4]
+      local reason = REASON_OK
+      local ok, allowed, remaining, resetUs, retryUs, x1, x2, x3 =
+        pcall(algo[1], key, now, limit, windowUs, burst, cost)
+      if ok then
+        if not allowed then reason = REASON_LIMIT end
+        if cost > SP[p + 5] then allowed, retryUs, reason = false, 0, REASON_COST end
+        if op == 'consume' then
+          if allowed then
+            algo[2](key, now, limit, windowUs, burst, cost, x1, x2, x3)
+          elseif x3 == true and algo[3] then
+            algo[3](key, now, limit, windowUs, burst, cost, x1, x2, x3)
+          end
+        end
+        local resetMs, retryMs = to_ms(resetUs), 0
+        if retryUs > 0 then retryMs = to_ms(retryUs) end
+        if reason == REASON_LIMIT then
+          if retryMs < 1 then retryMs = 1 end
+          if resetMs < retryMs then resetMs = retryMs end
+        end
+        reply[r + 1] = (allowed or SP[p + 7]) and 1 or 0
+        reply[r + 2], reply[r + 3], reply[r + 4], reply[r + 5] = remaining, resetMs, retryMs, reason
+        r = r + 5
+      else
+        reply[r + 1] = -1
+        reply[r + 2] = type(allowed) == 'table' and allowed.err or tostring(allowed)
+        r = r + 2
+      end
     end
   else
-    -- A key this script cannot read (say, another type written by hand) fails its own group,
-    -- before anything of the group is written; the other groups of the call go on.
-    groupExtras = false
-    local ok, admitted = pcall(check_group, n)
-    if ok then
-      -- Inline rather than in functions: the chunk's functions are created anew on every call.
-      if op == 'consume' then
-        -- What each entry owes: an allowed entry of an admitted group its charge; any other entry
-        -- only what applies uncharged (a moved count, blockFor's penalty).
-        for j = 1, n do
-          local p, st = eSpec[j], eState[j]
-          p.key, p.cost = eKey[j], eCost[j]
-          if st.allowed and admitted then
-            if not st.free then p.algo.commit(p, st) end
-          else
-            -- A count carried over a change of `window` moves (expiry included) even uncharged.
-            if st.moved then p.algo.move(p, st) end
-            if st.reason == REASON_LIMIT and p.blockForUs > 0 then
-              -- The penalty is the point of blockFor: it applies even though nothing else is charged.
-              write(eBlock[j], int(now + p.blockForUs), px(p.blockForUs))
-              st.retryAfterUs = max(st.retryAfterUs, p.blockForUs)
-              st.resetUs = max(st.resetUs, p.blockForUs)
+    n = small(ARGV[a])
+    a = a + 1
+    for e = 0, (n - 1) * 16, 16 do
+      -- A negative spec index: the entry has no override key (no client override is in use).
+      local s, cost = small(ARGV[a]), small(ARGV[a + 1])
+      a = a + 2
+      E[e + 2], E[e + 5] = KEYS[k], cost
+      if s < 0 then
+        s = -s
+        E[e + 3] = false
+        k = k + 1
+      else
+        E[e + 3] = KEYS[k + 1]
+        k = k + 2
+      end
+      local p = (s - 1) * 7
+      E[e + 1] = p
+      if SP[p + 6] > 0 then
+        E[e + 4] = KEYS[k]
+        k = k + 1
+      else
+        E[e + 4] = false
+      end
+    end
+  end
+  if not done then
+    local last = (n - 1) * 16
+    if op == 'refund' then
+      for e = 0, last, 16 do
+        read_override(e)
+        local p = E[e + 1]
+        SP[p + 1][4](E[e + 2], now, SP[p + 2], SP[p + 3], SP[p + 4], E[e + 5], charged)
+      end
+    else
+      -- A key this script cannot read (say, another type written by hand) fails its own group,
+      -- before anything of the group is written; the other groups of the call go on.
+      groupExtras = false
+      local ok, admitted = pcall(check_group, n)
+      if ok then
+        if op == 'consume' then
+          -- What each entry owes: an allowed entry of an admitted group its charge; any other entry
+          -- only what applies uncharged (a moved count, blockFor's penalty).
+          for e = 0, last, 16 do
+            local p = E[e + 1]
+            if E[e + 8] and admitted then
+              if not E[e + 16] then
+                SP[p + 1][2](E[e + 2], now, SP[p + 2], SP[p + 3], SP[p + 4], E[e + 5],
+                  E[e + 13], E[e + 14], E[e + 15])
+              end
+            else
+              -- A count carried over a change of `window` moves (expiry included) even uncharged.
+              if E[e + 15] == true and SP[p + 1][3] then
+                SP[p + 1][3](E[e + 2], now, SP[p + 2], SP[p + 3], SP[p + 4], E[e + 5],
+                  E[e + 13], E[e + 14], E[e + 15])
+              end
+              local blockForUs = SP[p + 6]
+              if E[e + 12] == REASON_LIMIT and blockForUs > 0 then
+                -- The penalty is the point of blockFor: it applies even though nothing else is charged.
+                write(E[e + 4], now + blockForUs, px(blockForUs))
+                if E[e + 11] < blockForUs then E[e + 11] = blockForUs end
+                if E[e + 10] < blockForUs then E[e + 10] = blockForUs end
+              end
             end
           end
         end
-      end
-      -- The group's part of the reply (see the header); 2 and 3: as 0 and 1, with extras after
-      -- the entries.
-      local r = #reply + 1
-      reply[r] = (admitted and 1 or 0) + (groupExtras and 2 or 0)
-      for j = 1, n do
-        local st = eState[j]
-        local resetMs, retryMs = to_ms(st.resetUs), to_ms(st.retryAfterUs)
-        -- A wait under half a microsecond rounds to 0: a refusal still says "retry after 1 ms".
-        if st.reason == REASON_LIMIT or st.reason == REASON_BLOCKED then
-          retryMs = max(1, retryMs)
-          resetMs = max(resetMs, retryMs)
-        end
-        reply[r + 1] = st.allowed and 1 or 0
-        reply[r + 2] = st.remaining
-        reply[r + 3] = resetMs
-        reply[r + 4] = retryMs
-        reply[r + 5] = st.reason
-        r = r + 5
-      end
-      if groupExtras then
-        -- The count first (no hole in the array), set once the extras are known.
-        local head = r + 1
-        reply[head] = 0
-        r = head
-        for j = 1, n do
-          local act = eAct[j]
-          if act == DENY then
-            reply[r + 1], reply[r + 2] = j, eMsg[j]
-            r = r + 2
-          elseif act == QUOTA then
-            reply[r + 1], reply[r + 2] = j, eSpec[j].capacity
-            r = r + 2
-          elseif act == ALLOW then
-            -- 0: admitted and charged; -1: admitted over its limit, not charged (nothing to refund).
-            reply[r + 1], reply[r + 2] = j, eState[j].free and -1 or 0
-            r = r + 2
+        -- The group's part of the reply (see the header); 2 and 3: as 0 and 1, with extras after
+        -- the entries.
+        r = r + 1
+        reply[r] = (admitted and 1 or 0) + (groupExtras and 2 or 0)
+        for e = 0, last, 16 do
+          local reason, resetMs, retryMs = E[e + 12], to_ms(E[e + 10]), 0
+          if E[e + 11] > 0 then retryMs = to_ms(E[e + 11]) end
+          -- A wait under half a microsecond rounds to 0: a refusal still says "retry after 1 ms".
+          if reason == REASON_LIMIT or reason == REASON_BLOCKED then
+            if retryMs < 1 then retryMs = 1 end
+            if resetMs < retryMs then resetMs = retryMs end
           end
+          reply[r + 1], reply[r + 2], reply[r + 3], reply[r + 4] = E[e + 9], resetMs, retryMs, reason
+          r = r + 4
         end
-        reply[head] = (r - head) / 2
+        if groupExtras then
+          -- The count first (no hole in the array), set once the extras are known.
+          local head = r + 1
+          reply[head] = 0
+          r = head
+          for e = 0, last, 16 do
+            local act, j = E[e + 6], e / 16 + 1
+            if act == DENY then
+              reply[r + 1], reply[r + 2] = j, E[e + 7]
+              r = r + 2
+            elseif act == QUOTA then
+              reply[r + 1], reply[r + 2] = j, SP[E[e + 1] + 5]
+              r = r + 2
+            elseif act == ALLOW then
+              -- 0: admitted and charged; -1: admitted over its limit, not charged (nothing to refund).
+              reply[r + 1], reply[r + 2] = j, E[e + 16] and -1 or 0
+              r = r + 2
+            end
+          end
+          reply[head] = (r - head) / 2
+        end
+      else
+        reply[r + 1] = -1
+        reply[r + 2] = type(admitted) == 'table' and admitted.err or tostring(admitted)
+        r = r + 2
       end
-    else
-      reply[#reply + 1] = -1
-      reply[#reply + 1] = type(admitted) == 'table' and admitted.err or tostring(admitted)
     end
   end
 end
 -- Writes the cached state back (see read/write in the prelude); nothing when uncached.
-for i = 1, #dirtyOrder do
-  local key = dirtyOrder[i]
-  store(key, cached[key], dirty[key])
+if not uncached then
+  for i = 1, #dirtyOrder do
+    local key = dirtyOrder[i]
+    store(key, cached[key], dirty[key])
+  end
 end
 return reply

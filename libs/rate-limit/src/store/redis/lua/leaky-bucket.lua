@@ -3,39 +3,46 @@
 -- bucket, a capacity lowered at runtime does not spill the level: the client waits until it has
 -- leaked below.
 --
--- Defines  algorithms['leaky-bucket']: capacity 'burst'; check, commit, refund
--- Reads    p.key, p.now, p.windowUs, p.limit, p.burst, p.cost
--- st       level (leaked to now, before this request) and the common fields
+-- Defines  algorithms['leaky-bucket']: check, commit, refund; capacity `burst`
+-- check    x1 = level (leaked to now, before this request)
 -- State    a string key: "<level>:<lastLeakUs>" (level a float), kept until the bucket has
 --          drained: an empty bucket and a missing key mean the same thing
--- Uses     read, write, split2, num, int, px, floor, max, DELETE
-local function lb_level(p)
-  local raw = read(p.key)
+-- Uses     read, write, split2, px, format, floor, DELETE
+local function lb_level(key, now, limit, windowUs)
+  local raw = read(key)
   if not raw then return 0 end
   local level, last = split2(raw)
-  return max(0, level - max(0, p.now - last) * p.limit / p.windowUs)
+  if not last then return 0 end
+  local elapsed = now - last
+  if elapsed > 0 then level = level - elapsed * limit / windowUs end
+  if level > 0 then return level end
+  return 0
 end
 
-local function lb_store(p, level)
-  if level <= 0 then write(p.key, false, DELETE) return end
-  write(p.key, num(level) .. ':' .. int(p.now), px(level * p.windowUs / p.limit))
+local function lb_store(key, now, limit, windowUs, level)
+  if level <= 0 then write(key, false, DELETE) return end
+  write(key, format('%.17g:%d', level, now), px(level * windowUs / limit))
 end
 
-algorithms['leaky-bucket'] = {
-  capacity = 'burst',
-  check = function(p)
-    local level = lb_level(p)
-    local st = { level = level, allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0 }
-    if level + p.cost > p.burst then
-      st.allowed, st.remaining = false, max(0, floor(p.burst - level))
-      st.retryAfterUs = (level + p.cost - p.burst) * p.windowUs / p.limit
-      st.resetUs = level * p.windowUs / p.limit
-    else
-      st.allowed, st.remaining, st.retryAfterUs = true, max(0, floor(p.burst - level - p.cost)), 0
-      st.resetUs = (level + p.cost) * p.windowUs / p.limit
-    end
-    return st
-  end,
-  commit = function(p, st) lb_store(p, st.level + p.cost) end,
-  refund = function(p) lb_store(p, lb_level(p) - p.cost) end,
-}
+local function lb_check(key, now, limit, windowUs, burst, cost)
+  local level = lb_level(key, now, limit, windowUs)
+  if level + cost > burst then
+    local remaining = floor(burst - level)
+    if remaining < 0 then remaining = 0 end
+    return false, remaining, level * windowUs / limit,
+      (level + cost - burst) * windowUs / limit, level
+  end
+  local remaining = floor(burst - level - cost)
+  if remaining < 0 then remaining = 0 end
+  return true, remaining, (level + cost) * windowUs / limit, 0, level
+end
+
+local function lb_commit(key, now, limit, windowUs, burst, cost, level)
+  lb_store(key, now, limit, windowUs, level + cost)
+end
+
+local function lb_refund(key, now, limit, windowUs, burst, cost)
+  lb_store(key, now, limit, windowUs, lb_level(key, now, limit, windowUs) - cost)
+end
+
+algorithms['leaky-bucket'] = { lb_check, lb_commit, false, lb_refund, true }

@@ -1,41 +1,49 @@
 -- token-bucket: holds up to `burst` tokens, refilled continuously at `limit` per window; a
 -- request takes `cost` tokens.
 --
--- Defines  algorithms['token-bucket']: capacity 'burst'; check, commit, refund
--- Reads    p.key, p.now, p.windowUs, p.limit, p.burst, p.cost
--- st       tokens (refilled to now, before this request) and the common fields
+-- Defines  algorithms['token-bucket']: check, commit, refund; capacity `burst`
+-- check    x1 = tokens (refilled to now, before this request)
 -- State    a string key: "<tokens>:<lastRefillUs>" (tokens a float), kept until the bucket is
---          full again: a full bucket and a missing key mean the same thing
--- Uses     read, write, split2, num, int, px, floor, max, min, DELETE
-local function tb_tokens(p)
-  local raw = read(p.key)
-  if not raw then return p.burst end
+--          full again: a full bucket and a missing key mean the same thing. Both numbers are kept,
+--          not only when the bucket is full again, so that a runtime change of the thresholds
+--          keeps the tokens (clamped to the new capacity).
+-- Uses     read, write, split2, px, format, floor, DELETE
+local function tb_tokens(key, now, limit, windowUs, burst)
+  local raw = read(key)
+  if not raw then return burst end
   local tokens, last = split2(raw)
+  if not last then return burst end
+  local elapsed = now - last
+  if elapsed > 0 then tokens = tokens + elapsed * limit / windowUs end
   -- Clamping to `burst` also applies a capacity lowered at runtime to the tokens kept.
-  return min(p.burst, tokens + max(0, p.now - last) * p.limit / p.windowUs)
+  if tokens > burst then return burst end
+  return tokens
 end
 
-local function tb_store(p, tokens)
-  if tokens >= p.burst then write(p.key, false, DELETE) return end
-  local untilFullUs = (p.burst - tokens) * p.windowUs / p.limit
-  write(p.key, num(tokens) .. ':' .. int(p.now), px(untilFullUs))
+local function tb_store(key, now, limit, windowUs, burst, tokens)
+  if tokens >= burst then write(key, false, DELETE) return end
+  write(key, format('%.17g:%d', tokens, now), px((burst - tokens) * windowUs / limit))
 end
 
-algorithms['token-bucket'] = {
-  capacity = 'burst',
-  check = function(p)
-    local tokens = tb_tokens(p)
-    local st = { tokens = tokens, allowed = false, remaining = 0, retryAfterUs = 0, resetUs = 0, reason = 0 }
-    if p.cost > tokens then
-      st.allowed, st.remaining = false, floor(tokens)
-      st.retryAfterUs = (p.cost - tokens) * p.windowUs / p.limit
-      st.resetUs = (p.burst - tokens) * p.windowUs / p.limit
-    else
-      st.allowed, st.remaining, st.retryAfterUs = true, max(0, floor(tokens - p.cost)), 0
-      st.resetUs = (p.burst - (tokens - p.cost)) * p.windowUs / p.limit
-    end
-    return st
-  end,
-  commit = function(p, st) tb_store(p, st.tokens - p.cost) end,
-  refund = function(p) tb_store(p, min(p.burst, tb_tokens(p) + p.cost)) end,
-}
+local function tb_check(key, now, limit, windowUs, burst, cost)
+  local tokens = tb_tokens(key, now, limit, windowUs, burst)
+  if cost > tokens then
+    return false, floor(tokens), (burst - tokens) * windowUs / limit,
+      (cost - tokens) * windowUs / limit, tokens
+  end
+  local remaining = floor(tokens - cost)
+  if remaining < 0 then remaining = 0 end
+  return true, remaining, (burst - (tokens - cost)) * windowUs / limit, 0, tokens
+end
+
+local function tb_commit(key, now, limit, windowUs, burst, cost, tokens)
+  tb_store(key, now, limit, windowUs, burst, tokens - cost)
+end
+
+local function tb_refund(key, now, limit, windowUs, burst, cost)
+  local tokens = tb_tokens(key, now, limit, windowUs, burst) + cost
+  if tokens > burst then tokens = burst end
+  tb_store(key, now, limit, windowUs, burst, tokens)
+end
+
+algorithms['token-bucket'] = { tb_check, tb_commit, false, tb_refund, true }
