@@ -2,7 +2,11 @@
 -- is atomic and all-or-nothing: its policies are all checked first, and state is written only
 -- when every enforced one admits it. Groups are independent of each other.
 --
--- Input
+-- Input, the lone form: one request of one policy, decided on Redis TIME, with no client
+-- override key and no blockFor (the usual request; 8 arguments instead of 14)
+--   KEYS[1]  its state key
+--   ARGV     'c' (consume) | 'p' (peek), algo, limit, windowMs, burst, shadow ('1' | '0'), cost
+-- Input, the general form
 --   KEYS     per entry, in the order of the entries in ARGV: its state key, its client override
 --            key (unless its spec index is negative), then its block key when its spec's
 --            blockForMs > 0
@@ -37,7 +41,8 @@
 --   A quota whose thresholds are out of bounds (written by hand) is no override.
 --   or, for a group with a key this script cannot read (say, another type written by hand): -1
 --   and the error message; nothing of that group is written.
---   peek replies alike; refund replies with the time alone. A spec naming an algorithm this
+--   The lone form replies as one group of one entry. peek replies alike; refund replies with the
+--   time alone. A spec naming an algorithm this
 --   script does not hold fails the whole call (an error reply; nothing written).
 local REASON_OK, REASON_LIMIT, REASON_BLOCKED, REASON_COST, REASON_DENIED = 0, 1, 2, 3, 4
 -- What a client override asks of an entry.
@@ -52,7 +57,51 @@ local function small(s)
   return tonumber(s)
 end
 
+-- Decides one entry that has no client override and no block key, charging it when `consume`
+-- and it is allowed: the entry's part of the reply (head, remaining, resetMs, retryAfterMs,
+-- reason), or -1 and the error of a key Redis cannot read (nothing written).
+local function decide_one(consume, algo, key, now, limit, windowUs, burst, capacity, shadow, cost)
+  local ok, allowed, remaining, resetUs, retryUs, x1, x2, x3 =
+    pcall(algo[1], key, now, limit, windowUs, burst, cost)
+  if not ok then return -1, type(allowed) == 'table' and allowed.err or tostring(allowed) end
+  local reason = REASON_OK
+  if not allowed then reason = REASON_LIMIT end
+  if cost > capacity then allowed, retryUs, reason = false, 0, REASON_COST end
+  if consume then
+    if allowed then
+      algo[2](key, now, limit, windowUs, burst, cost, x1, x2, x3)
+    elseif x3 == true and algo[3] then
+      algo[3](key, now, limit, windowUs, burst, cost, x1, x2, x3)
+    end
+  end
+  local resetMs, retryMs = to_ms(resetUs), 0
+  if retryUs > 0 then retryMs = to_ms(retryUs) end
+  -- A wait under half a microsecond rounds to 0: a refusal still says "retry after 1 ms".
+  if reason == REASON_LIMIT then
+    if retryMs < 1 then retryMs = 1 end
+    if resetMs < retryMs then resetMs = retryMs end
+  end
+  return (allowed or shadow) and 1 or 0, remaining, resetMs, retryMs, reason
+end
+
 local op = ARGV[1]
+if op == 'c' or op == 'p' then
+  local t = call('TIME')
+  local now = t[1] * 1000000 + t[2]
+  local algo = algorithms[ARGV[2]]
+  if not algo then
+    return redis.error_reply('ERR unknown rate limit algorithm ' .. tostring(ARGV[2]))
+  end
+  local limit = tonumber(ARGV[3])
+  local burst = limit
+  if ARGV[5] ~= ARGV[3] then burst = tonumber(ARGV[5]) end
+  local cost = ARGV[7]
+  if cost == '1' then cost = 1 else cost = tonumber(cost) end
+  local head, remaining, resetMs, retryMs, reason = decide_one(op == 'c', algo, KEYS[1], now,
+    limit, ARGV[4] * 1000, burst, algo[5] and burst or limit, ARGV[6] == '1', cost)
+  return { now, head, remaining, resetMs, retryMs, reason }
+end
+
 local now
 if ARGV[2] == '' then
   local t = call('TIME')
@@ -192,33 +241,14 @@ while a <= nargs do
       E[1], E[2], E[3], E[4], E[5] = p, key, overKey, blockKey, cost
     else
       done = true
-      local algo, limit, windowUs, burst = SP[p + 1], SP[p + 2], SP[p + 3], SP[p + 4]
-      local reason = REASON_OK
-      local ok, allowed, remaining, resetUs, retryUs, x1, x2, x3 =
-        pcall(algo[1], key, now, limit, windowUs, burst, cost)
-      if ok then
-        if not allowed then reason = REASON_LIMIT end
-        if cost > SP[p + 5] then allowed, retryUs, reason = false, 0, REASON_COST end
-        if op == 'consume' then
-          if allowed then
-            algo[2](key, now, limit, windowUs, burst, cost, x1, x2, x3)
-          elseif x3 == true and algo[3] then
-            algo[3](key, now, limit, windowUs, burst, cost, x1, x2, x3)
-          end
-        end
-        local resetMs, retryMs = to_ms(resetUs), 0
-        if retryUs > 0 then retryMs = to_ms(retryUs) end
-        if reason == REASON_LIMIT then
-          if retryMs < 1 then retryMs = 1 end
-          if resetMs < retryMs then resetMs = retryMs end
-        end
-        reply[r + 1] = (allowed or SP[p + 7]) and 1 or 0
-        reply[r + 2], reply[r + 3], reply[r + 4], reply[r + 5] = remaining, resetMs, retryMs, reason
-        r = r + 5
-      else
-        reply[r + 1] = -1
-        reply[r + 2] = type(allowed) == 'table' and allowed.err or tostring(allowed)
+      local head, remaining, resetMs, retryMs, reason = decide_one(op == 'consume', SP[p + 1], key,
+        now, SP[p + 2], SP[p + 3], SP[p + 4], SP[p + 5], SP[p + 7], cost)
+      reply[r + 1], reply[r + 2] = head, remaining
+      if head == -1 then
         r = r + 2
+      else
+        reply[r + 3], reply[r + 4], reply[r + 5] = resetMs, retryMs, reason
+        r = r + 5
       end
     end
   else
