@@ -1,4 +1,6 @@
 /** Turns the raw runs into medians, paired ratios, target verdicts and a markdown report. */
+import { RATE_LIMIT_ALGORITHMS } from '../libs/rate-limit/src/policy/rate-limit-algorithm';
+import { stackedScenario } from './http/ours-scenarios';
 import { SCENARIOS } from './http/scenarios';
 import { CONTENDERS } from './library/contenders';
 import type { BenchResults } from './bench-results';
@@ -73,9 +75,11 @@ export function renderMarkdown(results: BenchResults): string {
   out.push(
     `| ours 1 policy / @nestjs/throttler in-memory | ${ratio(httpRatio(http, ONE, 'throttler-memory'))} |`,
   );
-  out.push(
-    `| cost of 3 stacked / cost of 1 policy (= req/s 1 ÷ req/s 3) | ${ratio(httpRatio(http, ONE, 'ours-stacked-3'))} |`,
-  );
+  for (const algo of RATE_LIMIT_ALGORITHMS) {
+    out.push(
+      `| cost of 3 stacked / cost of 1 policy, ${algo} (= req/s 1 ÷ req/s 3) | ${ratio(httpRatio(http, `ours-${algo}`, stackedScenario(algo)))} |`,
+    );
+  }
   out.push(
     `| 1 policy with tiers (resolver answering 'pro') / plain 1 policy | ${ratio(httpRatio(http, TIERS, ONE))} |`,
   );

@@ -10,6 +10,7 @@ import {
   type TestRedis,
 } from '../libs/rate-limit/test/support/redis-test-server';
 import { within } from '../libs/rate-limit/test/support/within';
+import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
 import { createDemoApp } from './utils/create-demo-app';
 
 /**
@@ -20,6 +21,9 @@ import { createDemoApp } from './utils/create-demo-app';
 const TOKEN = 'e2e-admin-token-0123456789abcdefghij';
 const auth = { Authorization: `Bearer ${TOKEN}` };
 const POLICY = 'demo.plan';
+/** demo.plan's fixed window, and time enough for a test's requests (a few hundred ms here). */
+const PLAN_WINDOW_MS = 10_000;
+const BURSTS_MS = 4_000;
 
 describe('dashboard data across two demo instances', () => {
   let redis: TestRedis;
@@ -64,6 +68,7 @@ describe('dashboard data across two demo instances', () => {
   });
 
   it('sums traffic of both instances per 10 s bucket, per policy and in the overview', async () => {
+    await ensureWindowHeadroom(PLAN_WINDOW_MS, BURSTS_MS);
     await hits(a, '198.51.100.1', 7); // 5 allowed, 2 rejected
     await hits(b, '198.51.100.2', 3); // 3 allowed
     await flushBoth();
@@ -81,6 +86,8 @@ describe('dashboard data across two demo instances', () => {
   });
 
   it('ranks the most rejected clients over both instances, as the admin API lists them', async () => {
+    // Its 10 s window must not end among the bursts: a new window would admit the client again.
+    await ensureWindowHeadroom(PLAN_WINDOW_MS, BURSTS_MS);
     await hits(a, '198.51.100.7', 9); // 4 rejected on a
     await hits(b, '198.51.100.7', 3); // 3 more on b
     await hits(b, '198.51.100.8', 6); // 1 rejected

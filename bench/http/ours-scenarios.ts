@@ -67,7 +67,13 @@ export const OURS_SCENARIOS: readonly ScenarioSpec[] = [
   ...algoScenarios.filter((s) => s.name === PLAIN),
   ...plainPolicyVariants,
   ...algoScenarios.filter((s) => s.name !== PLAIN),
-  { name: 'ours-stacked-3', label: 'ours, 3 stacked policies (fixed-window)', expect: 'allowed' },
+  ...RATE_LIMIT_ALGORITHMS.map(
+    (algo): ScenarioSpec => ({
+      name: stackedScenario(algo),
+      label: `ours, 3 stacked policies (${algo})`,
+      expect: 'allowed',
+    }),
+  ),
   { name: 'ours-flood', label: 'ours, flood: 1 client far over its limit', expect: 'rejected' },
   {
     name: 'ours-flood-shed',
@@ -75,6 +81,28 @@ export const OURS_SCENARIOS: readonly ScenarioSpec[] = [
     expect: 'rejected',
   },
 ];
+
+/** The scenario with three policies of `algo` on one route (one identity, one script call). */
+export function stackedScenario(algo: RateLimitAlgorithm): string {
+  return `ours-stacked-3-${algo}`;
+}
+
+/**
+ * Three policies of one algorithm: per minute, hour and day, never reached. A sliding log holds
+ * at most 10,000 entries, so its three are each its single-policy scenario's (10,000 per 1 s, above
+ * what one process serves here), under three names.
+ */
+function stackedPolicies(algo: RateLimitAlgorithm): RateLimitOptions[] {
+  if (algo === 'sliding-window') {
+    return ['a', 'b', 'c'].map((n) => ({ name: `per-1s-${n}`, algo, ...SLIDING_LOG_ALL_ALLOWED }));
+  }
+  return (['1m', '1h', '1d'] as const).map((window) => ({
+    name: `per-${window}`,
+    algo,
+    limit: ALL_ALLOWED.limit,
+    window,
+  }));
+}
 
 /** The flood's one policy: the first request admitted (in the warm-up), every later one 429. */
 const FLOOD: RateLimitOptions = { name: 'flood', algo: 'fixed-window', limit: 1, window: '1h' };
@@ -106,12 +134,6 @@ function oursModule(
  */
 export function oursScenarioModule(name: string, redisUrl: string): DynamicModule | undefined {
   switch (name) {
-    case 'ours-stacked-3':
-      return oursModule(redisUrl, [
-        { name: 'per-minute', algo: 'fixed-window', limit: ALL_ALLOWED.limit, window: '1m' },
-        { name: 'per-hour', algo: 'fixed-window', limit: ALL_ALLOWED.limit, window: '1h' },
-        { name: 'per-day', algo: 'fixed-window', limit: ALL_ALLOWED.limit, window: '1d' },
-      ]);
     case 'ours-flood':
     case 'ours-flood-shed':
       return oursModule(redisUrl, [FLOOD]);
@@ -143,6 +165,10 @@ export function oursScenarioModule(name: string, redisUrl: string): DynamicModul
           { identity: BENCH_CLIENT, override: { action: 'quota', limit: OVERRIDE_ALL_ALLOWED } },
         ]),
       );
+  }
+  const stacked = /^ours-stacked-3-(.+)$/.exec(name)?.[1];
+  if (stacked && (RATE_LIMIT_ALGORITHMS as readonly string[]).includes(stacked)) {
+    return oursModule(redisUrl, stackedPolicies(stacked as RateLimitAlgorithm));
   }
   const algo = /^ours-(.+)$/.exec(name)?.[1];
   if (algo && (RATE_LIMIT_ALGORITHMS as readonly string[]).includes(algo)) {
