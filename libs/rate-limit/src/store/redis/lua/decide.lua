@@ -84,6 +84,8 @@ local function decide_one(consume, algo, key, now, limit, windowUs, burst, capac
   return (allowed or shadow) and 1 or 0, remaining, resetMs, retryMs, reason
 end
 
+-- KEYS and ARGV are globals, a table lookup at every use: locals instead.
+local KEYS, ARGV = KEYS, ARGV
 local op = ARGV[1]
 if op == 'c' or op == 'p' then
   local t = call('TIME')
@@ -115,9 +117,14 @@ if ARGV[4] ~= '1' then cache_call() end
 
 -- Specs, 7 values each in one array (no table per spec): algo, limit, windowUs, burst,
 -- capacity, blockForUs, shadow. A quota override appends a spec of its own for its entry.
-local SP = {}
+-- Built with room for 3 specs: a table grown one value at a time is rehashed at every power of
+-- two, which costs more than filling it (measured: half of filling 3 entries' values).
+local SP = { false, false, false, false, false, false, false, false, false, false, false, false,
+  false, false, false, false, false, false, false, false, false }
 local a = 6
 local nspecs = small(ARGV[5])
+-- Where a quota override's spec goes (after the others).
+local spTop = nspecs * 7
 for s = 0, nspecs - 1 do
   local algo = algorithms[ARGV[a]]
   if not algo then
@@ -139,7 +146,12 @@ end
 --   +5 cost  +6 what its override asks  +7 a deny's message  +8 allowed  +9 remaining
 --   +10 resetUs  +11 retryAfterUs  +12 reason  +13..15 the algorithm's x1..x3  +16 free (an
 --   allow override admitted it over its limit: nothing to commit)
-local E = {}
+-- Built with room for 4 entries (see SP).
+local E = { false, false, false, false, false, false, false, false, false, false, false, false,
+  false, false, false, false, false, false, false, false, false, false, false, false, false,
+  false, false, false, false, false, false, false, false, false, false, false, false, false,
+  false, false, false, false, false, false, false, false, false, false, false, false, false,
+  false, false, false, false, false, false, false, false, false, false, false, false, false }
 -- Set when an entry of the current group has a deny or a quota: its reply carries extras.
 local groupExtras = false
 
@@ -171,7 +183,8 @@ local function read_override(e)
     E[e + 6] = QUOTA
     local limit = l or SP[p + 2]
     local burst = b or l or SP[p + 4]
-    local q = #SP
+    local q = spTop
+    spTop = spTop + 7
     SP[q + 1], SP[q + 2], SP[q + 3], SP[q + 4] = algo, limit, w and w * 1000 or SP[p + 3], burst
     SP[q + 5], SP[q + 6], SP[q + 7] = algo[5] and burst or limit, SP[p + 6], SP[p + 7]
     E[e + 1] = q
@@ -182,7 +195,7 @@ end
 local function check_group(n)
   local admitted = true
   for e = 0, (n - 1) * 16, 16 do
-    read_override(e)
+    if E[e + 3] then read_override(e) else E[e + 6] = NONE end
     local p, act, cost = E[e + 1], E[e + 6], E[e + 5]
     if act ~= NONE then groupExtras = true end
     local blockKey = E[e + 4]
@@ -256,8 +269,9 @@ while a <= nargs do
     a = a + 1
     for e = 0, (n - 1) * 16, 16 do
       -- A negative spec index: the entry has no override key (no client override is in use).
-      local s, cost = small(ARGV[a]), small(ARGV[a + 1])
+      local s, cost = small(ARGV[a]), ARGV[a + 1]
       a = a + 2
+      if cost == '1' then cost = 1 else cost = tonumber(cost) end
       E[e + 2], E[e + 5] = KEYS[k], cost
       if s < 0 then
         s = -s
