@@ -18,11 +18,12 @@ export type SendBatch = (
 const MIN_GROUPS_TO_SPLIT = 16;
 
 /**
- * Collects the consume calls made during one turn of the event loop and decides them in one
- * script call (up to `maxGroups` each): a busy instance pays Redis's per-command cost, and the
- * client's, once per batch instead of once per request. Each group stays atomic on its own.
- * Flushing on setImmediate lets requests read from different sockets in the same poll phase
- * share a batch, while a lone request waits no timer.
+ * Collects concurrent consume calls and decides them in one script call (up to `maxGroups`
+ * each): a busy instance pays Redis's per-command cost, and the client's, once per batch instead
+ * of once per request. Each group stays atomic on its own. With a call in flight, the batch is
+ * flushed on setImmediate, so that requests read from different sockets in the same poll phase
+ * share it; with none, at the end of the current microtasks: a lone request goes at once, and
+ * callers woken by the same reply still share one call.
  *
  * With no call in flight, a batch of 16 or more is sent as two calls, so that Node handles the
  * first reply while Redis runs the second: otherwise callers that wait for their answer before
@@ -44,7 +45,12 @@ export class DecideBatcher {
       this.waiting.push({ entries, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => this.flush());
+        // Nothing in flight: no reply to wait for, so the call goes once the current callers have
+        // queued theirs (a lone request waits for no event-loop turn). Otherwise the batch
+        // collects for the rest of the turn while the calls in flight are answered.
+        // A promise job, not queueMicrotask: test frameworks' fake timers replace that too.
+        if (this.inFlight === 0) void Promise.resolve().then(() => this.flush());
+        else setImmediate(() => this.flush());
       }
     });
   }
