@@ -63,6 +63,62 @@ describe('encodeDecideCall', () => {
   });
 });
 
+describe('encodeDecideCall, lone form', () => {
+  const bare = (key: string, policy = plain, cost = 1): StoreEntry => ({
+    key,
+    blockKey: `${key}:block`,
+    policy,
+    cost,
+  });
+
+  it('sends a lone request without override key or penalty in 8 arguments', () => {
+    expect(encodeDecideCall('consume', [[bare('a', plain, 2)]], undefined)).toEqual({
+      keys: ['a'],
+      args: ['c', 'gcra', 5, 10_000, 5, 0, 2],
+    });
+    expect(encodeDecideCall('peek', [[bare('a')]], undefined).args[0]).toBe('p');
+  });
+
+  it('uses the general form whenever the lone form cannot say it', () => {
+    const general = (call: { args: (string | number)[] }) => call.args[0];
+    // An override key to read, a block key, an explicit time, a refund, two entries, two groups.
+    expect(general(encodeDecideCall('consume', [[entry('a')]], undefined))).toBe('consume');
+    const shadowPenal = normalizePolicy(
+      { algo: 'fixed-window', limit: 2, window: '1m', blockFor: '5m' },
+      'p',
+      'test',
+    );
+    expect(general(encodeDecideCall('consume', [[bare('a', shadowPenal)]], undefined))).toBe(
+      'consume',
+    );
+    expect(general(encodeDecideCall('consume', [[bare('a')]], 5_000_000))).toBe('consume');
+    expect(general(encodeDecideCall('refund', [[bare('a')]], undefined, 1))).toBe('refund');
+    expect(general(encodeDecideCall('consume', [[bare('a'), bare('b')]], undefined))).toBe(
+      'consume',
+    );
+    expect(general(encodeDecideCall('consume', [[bare('a')], [bare('b')]], undefined))).toBe(
+      'consume',
+    );
+  });
+
+  it('marks a shadow policy', () => {
+    const shadow = normalizePolicy(
+      { algo: 'token-bucket', limit: 3, window: '1s', burst: 6, mode: 'shadow' },
+      's',
+      'test',
+    );
+    expect(encodeDecideCall('consume', [[bare('a', shadow)]], undefined).args).toEqual([
+      'c',
+      'token-bucket',
+      3,
+      1_000,
+      6,
+      1,
+      1,
+    ]);
+  });
+});
+
 describe('parseDecideReply', () => {
   const groups = [[entry('a1'), entry('a2')], [entry('b1')], [entry('c1')]];
 

@@ -1,0 +1,122 @@
+/**
+ * The decide script's lone form (one policy on Redis time, no override key, no penalty: the
+ * usual request) answers as its general form does. Both run on Redis time here, so the lone
+ * client has no override key and its twin, otherwise the same, one of a missing override (which
+ * sends it in the general form, as when client overrides are in use).
+ */
+import Redis from 'ioredis';
+import { KeyBuilder } from '../src/keys/key-builder';
+import { RATE_LIMIT_ALGORITHMS } from '../src/policy/rate-limit-algorithm';
+import type { RateLimitPolicy } from '../src/policy/rate-limit-policy.interface';
+import { RedisStore } from '../src/store/redis/redis-store';
+import type { StoreEntry, StoreOutcome } from '../src/store/rate-limit-store.interface';
+import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
+import { policy } from './support/store-harness';
+
+let server: TestRedis;
+let redis: Redis;
+let monitor: Redis;
+let store: RedisStore;
+const keys = new KeyBuilder(uniquePrefix());
+
+beforeAll(async () => {
+  server = await startTestRedis();
+  redis = new Redis(server.url);
+  monitor = new Redis(server.url);
+  await redis.ping();
+  store = new RedisStore({ client: redis, commandTimeoutMs: 2_000 });
+});
+afterAll(async () => {
+  redis.disconnect();
+  monitor.disconnect();
+  await server.close();
+});
+
+/** The entry of `identity`; `withOverrideKey` sends it in the general form. */
+function entry(p: RateLimitPolicy, identity: string, cost: number, withOverrideKey: boolean) {
+  const tag = keys.identityTag(identity);
+  const e: StoreEntry = { key: keys.stateKey(tag, p), blockKey: 'unused', policy: p, cost };
+  return withOverrideKey ? { ...e, overrideKey: keys.clientOverrideKey(tag, p.name) } : e;
+}
+
+/** What must agree whatever the few microseconds between two calls: all but the times. */
+const standing = ({ allowed, remaining, reason }: StoreOutcome) => ({ allowed, remaining, reason });
+
+async function sequence(p: RateLimitPolicy, identity: string, general: boolean) {
+  const out: ReturnType<typeof standing>[] = [];
+  const consume = (cost: number) =>
+    store.decide('consume', [entry(p, identity, cost, general)]).then((r) => r.outcomes[0]);
+  for (let i = 0; i < p.limit + 2; i++) out.push(standing(await consume(1)));
+  // Above the capacity: never admissible.
+  out.push(standing(await consume(p.burst + p.limit + 1)));
+  const peek = await store.decide('peek', [entry(p, identity, 0, general)]);
+  out.push(standing(peek.outcomes[0]));
+  return out;
+}
+
+describe.each(RATE_LIMIT_ALGORITHMS)('%s', (algo) => {
+  it('answers as the general form: a burst past the limit, a cost above capacity, a peek', async () => {
+    // A bucket's capacity is its burst, here below its limit: a form that confused the two shows.
+    const bucket = algo === 'token-bucket' || algo === 'leaky-bucket' || algo === 'gcra';
+    const p = policy(
+      { algo, limit: 4, window: '1h', ...(bucket ? { burst: 3 } : {}) },
+      `lone-${algo}`,
+    );
+    const lone = await sequence(p, `ip:10.9.0.1`, false);
+    const general = await sequence(p, `ip:10.9.0.2`, true);
+    expect(lone).toEqual(general);
+    const admitted = bucket ? 3 : 4;
+    expect(lone.map((o) => o.allowed)).toEqual([
+      ...Array.from({ length: 6 }, (_, i) => i < admitted),
+      false, // cost above capacity
+      true, // peek
+    ]);
+    expect(lone[6]).toMatchObject({ reason: 3 });
+  });
+
+  it('lets a shadow policy through and reports its refusal', async () => {
+    const p = policy({ algo, limit: 1, window: '1h', mode: 'shadow' }, `lone-shadow-${algo}`);
+    const e = entry(p, 'ip:10.9.0.3', 1, false);
+    expect((await store.decide('consume', [e])).admitted).toBe(true);
+    const second = await store.decide('consume', [e]);
+    expect(second.admitted).toBe(true);
+    expect(second.outcomes[0]).toMatchObject({ allowed: false, reason: 1 });
+  });
+});
+
+it('sends the lone form: 8 arguments, no override key', async () => {
+  const p = policy({ algo: 'gcra', limit: 5, window: '10s' }, 'lone-args');
+  const seen: string[][] = [];
+  const feed = await monitor.monitor();
+  // MONITOR shows commands in the order Redis runs them: once it shows the marker, it has
+  // shown both calls.
+  const marked = new Promise<void>((resolve) => {
+    feed.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'evalsha') seen.push(args);
+      if (args[0]?.toLowerCase() === 'echo') resolve();
+    });
+  });
+  await store.decide('consume', [entry(p, 'ip:10.9.0.4', 1, false)]);
+  await store.decide('consume', [entry(p, 'ip:10.9.0.4', 1, true)]);
+  await redis.echo('marker');
+  await marked;
+  feed.disconnect();
+  // EVALSHA, sha, numkeys, keys, args.
+  expect(seen[0].slice(2)).toEqual([
+    '1',
+    entry(p, 'ip:10.9.0.4', 1, false).key,
+    'c',
+    'gcra',
+    '5',
+    '10000',
+    '5',
+    '0',
+    '1',
+  ]);
+  expect(seen[1].slice(2, 6)).toEqual([
+    '2',
+    entry(p, 'ip:10.9.0.4', 1, true).key,
+    expect.stringMatching(/:client$/),
+    'consume',
+  ]);
+});
