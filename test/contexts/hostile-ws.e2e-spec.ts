@@ -10,10 +10,14 @@ import {
   uniquePrefix,
   type TestRedis,
 } from '../../libs/rate-limit/test/support/redis-test-server';
+import { ensureWindowHeadroom } from '../../libs/rate-limit/test/support/window-headroom';
 import { createDemoApp } from '../utils/create-demo-app';
 import { connectSocketIo, connectWs, type WsTestClient } from './ws-clients';
 
 const FLOOD = 5_000;
+/** demo.ws-echo's fixed window, and more than a test's messages take (about 1-3 s under load). */
+const ECHO_WINDOW_MS = 10_000;
+const MESSAGES_MS = 5_000;
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -42,6 +46,9 @@ describe.each(['socket.io', 'ws'] as const)('hostile WebSocket traffic on %s', (
     for (const client of clients) client.close();
     await app?.close();
   });
+  // A window ending among a test's messages gives the socket a fresh budget (a flood of 5,000
+  // failed once so under load, with 6 answered).
+  beforeEach(() => ensureWindowHeadroom(ECHO_WINDOW_MS, MESSAGES_MS));
   const connect = async (): Promise<WsTestClient> => {
     const client =
       adapter === 'ws' ? await connectWs(url) : await connectSocketIo(url, '198.51.100.77');
