@@ -61,7 +61,7 @@ end
 -- and it is allowed: the entry's part of the reply (head, remaining, resetMs, retryAfterMs,
 -- reason), or -1 and the error of a key Redis cannot read (nothing written).
 local function decide_one(consume, algo, key, now, limit, windowUs, burst, capacity, shadow, cost)
-  local ok, allowed, remaining, resetUs, retryUs, x1, x2, x3 =
+  local ok, allowed, remaining, resetUs, retryUs, x1, x2, x3, x4 =
     pcall(algo[1], key, now, limit, windowUs, burst, cost)
   if not ok then return -1, type(allowed) == 'table' and allowed.err or tostring(allowed) end
   local reason = REASON_OK
@@ -69,9 +69,9 @@ local function decide_one(consume, algo, key, now, limit, windowUs, burst, capac
   if cost > capacity then allowed, retryUs, reason = false, 0, REASON_COST end
   if consume then
     if allowed then
-      algo[2](key, now, limit, windowUs, burst, cost, x1, x2, x3)
+      algo[2](key, now, limit, windowUs, burst, cost, x1, x2, x3, x4)
     elseif x3 == true and algo[3] then
-      algo[3](key, now, limit, windowUs, burst, cost, x1, x2, x3)
+      algo[3](key, now, limit, windowUs, burst, cost, x1, x2, x3, x4)
     end
   end
   local resetMs, retryMs = to_ms(resetUs), 0
@@ -88,6 +88,7 @@ end
 local KEYS, ARGV = KEYS, ARGV
 local op = ARGV[1]
 if op == 'c' or op == 'p' then
+  expiry_form = true
   local t = call('TIME')
   local now = t[1] * 1000000 + t[2]
   local algo = algorithms[ARGV[2]]
@@ -113,7 +114,7 @@ else
 end
 local charged = now
 if ARGV[3] ~= '' then charged = tonumber(ARGV[3]) end
-if ARGV[4] ~= '1' then cache_call() end
+if ARGV[4] ~= '1' then cache_call() elseif ARGV[2] == '' then expiry_form = true end
 
 -- Specs, 7 values each in one array (no table per spec): algo, limit, windowUs, burst,
 -- capacity, blockForUs, shadow. A quota override appends a spec of its own for its entry.
@@ -141,17 +142,18 @@ for s = 0, nspecs - 1 do
   a = a + 6
 end
 
--- The entries of the current group, 16 values each in one array reused by every group:
+-- The entries of the current group, 17 values each in one array reused by every group:
 --   +1 spec (its offset in SP)  +2 state key  +3 override key | false  +4 block key | false
 --   +5 cost  +6 what its override asks  +7 a deny's message  +8 allowed  +9 remaining
---   +10 resetUs  +11 retryAfterUs  +12 reason  +13..15 the algorithm's x1..x3  +16 free (an
+--   +10 resetUs  +11 retryAfterUs  +12 reason  +13..16 the algorithm's x1..x4  +17 free (an
 --   allow override admitted it over its limit: nothing to commit)
 -- Built with room for 4 entries (see SP).
 local E = { false, false, false, false, false, false, false, false, false, false, false, false,
   false, false, false, false, false, false, false, false, false, false, false, false, false,
   false, false, false, false, false, false, false, false, false, false, false, false, false,
   false, false, false, false, false, false, false, false, false, false, false, false, false,
-  false, false, false, false, false, false, false, false, false, false, false, false, false }
+  false, false, false, false, false, false, false, false, false, false, false, false, false,
+  false, false, false, false }
 -- Set when an entry of the current group has a deny or a quota: its reply carries extras.
 local groupExtras = false
 
@@ -194,20 +196,20 @@ end
 -- Checks the n entries of the current group (reads only) and says whether it is admitted.
 local function check_group(n)
   local admitted = true
-  for e = 0, (n - 1) * 16, 16 do
+  for e = 0, (n - 1) * 17, 17 do
     if E[e + 3] then read_override(e) else E[e + 6] = NONE end
     local p, act, cost = E[e + 1], E[e + 6], E[e + 5]
     if act ~= NONE then groupExtras = true end
     local blockKey = E[e + 4]
     local untilUs = blockKey and tonumber(read(blockKey))
-    local allowed, remaining, resetUs, retryUs, reason, x1, x2, x3
+    local allowed, remaining, resetUs, retryUs, reason, x1, x2, x3, x4
     if act == DENY then
       allowed, remaining, resetUs, retryUs, reason = false, 0, 0, 0, REASON_DENIED
     elseif untilUs and untilUs > now then
       allowed, remaining, resetUs, retryUs = false, 0, untilUs - now, untilUs - now
       reason = REASON_BLOCKED
     else
-      allowed, remaining, resetUs, retryUs, x1, x2, x3 =
+      allowed, remaining, resetUs, retryUs, x1, x2, x3, x4 =
         SP[p + 1][1](E[e + 2], now, SP[p + 2], SP[p + 3], SP[p + 4], cost)
       reason = allowed and REASON_OK or REASON_LIMIT
       if cost > SP[p + 5] then allowed, retryUs, reason = false, 0, REASON_COST end
@@ -218,7 +220,7 @@ local function check_group(n)
       allowed, retryUs, reason, free = true, 0, REASON_OK, true
     end
     E[e + 8], E[e + 9], E[e + 10], E[e + 11], E[e + 12] = allowed, remaining, resetUs, retryUs, reason
-    E[e + 13], E[e + 14], E[e + 15], E[e + 16] = x1, x2, x3, free
+    E[e + 13], E[e + 14], E[e + 15], E[e + 16], E[e + 17] = x1, x2, x3, x4, free
     if not allowed and not SP[p + 7] then admitted = false end
   end
   return admitted
@@ -267,7 +269,7 @@ while a <= nargs do
   else
     n = small(ARGV[a])
     a = a + 1
-    for e = 0, (n - 1) * 16, 16 do
+    for e = 0, (n - 1) * 17, 17 do
       -- A negative spec index: the entry has no override key (no client override is in use).
       local s, cost = small(ARGV[a]), ARGV[a + 1]
       a = a + 2
@@ -292,9 +294,9 @@ while a <= nargs do
     end
   end
   if not done then
-    local last = (n - 1) * 16
+    local last = (n - 1) * 17
     if op == 'refund' then
-      for e = 0, last, 16 do
+      for e = 0, last, 17 do
         read_override(e)
         local p = E[e + 1]
         SP[p + 1][4](E[e + 2], now, SP[p + 2], SP[p + 3], SP[p + 4], E[e + 5], charged)
@@ -308,18 +310,18 @@ while a <= nargs do
         if op == 'consume' then
           -- What each entry owes: an allowed entry of an admitted group its charge; any other entry
           -- only what applies uncharged (a moved count, blockFor's penalty).
-          for e = 0, last, 16 do
+          for e = 0, last, 17 do
             local p = E[e + 1]
             if E[e + 8] and admitted then
-              if not E[e + 16] then
+              if not E[e + 17] then
                 SP[p + 1][2](E[e + 2], now, SP[p + 2], SP[p + 3], SP[p + 4], E[e + 5],
-                  E[e + 13], E[e + 14], E[e + 15])
+                  E[e + 13], E[e + 14], E[e + 15], E[e + 16])
               end
             else
               -- A count carried over a change of `window` moves (expiry included) even uncharged.
               if E[e + 15] == true and SP[p + 1][3] then
                 SP[p + 1][3](E[e + 2], now, SP[p + 2], SP[p + 3], SP[p + 4], E[e + 5],
-                  E[e + 13], E[e + 14], E[e + 15])
+                  E[e + 13], E[e + 14], E[e + 15], E[e + 16])
               end
               local blockForUs = SP[p + 6]
               if E[e + 12] == REASON_LIMIT and blockForUs > 0 then
@@ -335,7 +337,7 @@ while a <= nargs do
         -- the entries.
         r = r + 1
         reply[r] = (admitted and 1 or 0) + (groupExtras and 2 or 0)
-        for e = 0, last, 16 do
+        for e = 0, last, 17 do
           local reason, resetMs, retryMs = E[e + 12], to_ms(E[e + 10]), 0
           if E[e + 11] > 0 then retryMs = to_ms(E[e + 11]) end
           -- A wait under half a microsecond rounds to 0: a refusal still says "retry after 1 ms".
@@ -351,8 +353,8 @@ while a <= nargs do
           local head = r + 1
           reply[head] = 0
           r = head
-          for e = 0, last, 16 do
-            local act, j = E[e + 6], e / 16 + 1
+          for e = 0, last, 17 do
+            local act, j = E[e + 6], e / 17 + 1
             if act == DENY then
               reply[r + 1], reply[r + 2] = j, E[e + 7]
               r = r + 2
@@ -361,7 +363,7 @@ while a <= nargs do
               r = r + 2
             elseif act == ALLOW then
               -- 0: admitted and charged; -1: admitted over its limit, not charged (nothing to refund).
-              reply[r + 1], reply[r + 2] = j, E[e + 16] and -1 or 0
+              reply[r + 1], reply[r + 2] = j, E[e + 17] and -1 or 0
               r = r + 2
             end
           end

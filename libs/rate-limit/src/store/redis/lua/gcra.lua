@@ -4,47 +4,78 @@
 --
 -- Defines  algorithms['gcra']: check, commit, refund; capacity `burst`
 -- check    x1 = newAhead (how far the TAT is ahead of now once this request is charged, us)
--- State    a string key: the TAT as "<whole us>:<fraction in 2^-32 us>", or "<whole us>" alone
---          when there is no fraction; from 2^53 us on, one number (%.17g). Kept until the TAT.
--- Uses     read, write, split2, px, format, tonumber, floor, min, DELETE
+-- State    a string key kept until the TAT, in one of two forms, both read:
+--          - the expiry form, written when the call may (`expiry_form`: Redis TIME, each key
+--            once; the usual call): the key expires at the TAT rounded up to the ms (PXAT, read
+--            back with PEXPIRETIME) and holds how far before that the TAT is: "<d>", whole us
+--            from 0 to 999 (one of Redis's shared integers: a client costs its key and expiry
+--            alone), or "<d>:<f>" when the TAT is d - f / 2^32 us before it.
+--          - the absolute form otherwise (a test clock's times are not Redis's): the TAT as
+--            "<whole us>:<fraction in 2^-32 us>", or "<whole us>" alone (an integer, 16 B);
+--            always at least 1,000, which tells the forms apart.
+--          A TAT past 2^53 us or further ahead than MAX_MS is held in the absolute form as one
+--          number (%.17g), its expiry capped at MAX_MS. Any other value reads as no TAT.
+-- Uses     read, write, expiry_form, call, split2, px, format, tonumber, floor, min, AT, DELETE
 --
--- Why whole and fraction apart: "<whole us>" (an interval of whole microseconds, the usual case)
--- is kept by Redis as an integer, in 16 B instead of a 40 B string; and a TAT of about 1.7e15 us
--- in a single double has steps of 0.25 us, so an interval such as 2 s / 3 would be rounded at
--- every request (a third request of a burst of 3 refused) and one below 0.125 us lost altogether
--- (no limit). Decisions work on how far the TAT is ahead of now, a small number.
+-- Why the fraction apart: a TAT of about 1.7e15 us in a single double has steps of 0.25 us, so
+-- an interval such as 2 s / 3 would be rounded at every request (a third request of a burst of 3
+-- refused) and one below 0.125 us lost altogether (no limit). Decisions work on how far the TAT
+-- is ahead of now, a small number, and every form gives it with one rounding, as the memory
+-- store computes it.
 local GCRA_FRACTION = 4294967296 -- 2^32
 local GCRA_EXACT = 9007199254740992 -- 2^53: a larger TAT has no fraction to keep
+local GCRA_EXPIRY_BELOW = 1000 -- values below this are the expiry form's offsets
 
 -- How far ahead of now the stored TAT is, in us (0 when it has passed or there is none).
 local function gcra_ahead(key, now)
   local raw = read(key)
   if not raw then return 0 end
-  -- One number: whole microseconds, or a TAT past 2^53 us.
-  local ahead = tonumber(raw)
-  if ahead then
-    ahead = ahead - now
+  local ahead
+  local whole = tonumber(raw)
+  if whole then
+    if whole < GCRA_EXPIRY_BELOW then
+      ahead = (call('PEXPIRETIME', key) * 1000 - now) - whole
+    else
+      ahead = whole - now
+    end
   else
-    local whole, fraction = split2(raw)
+    local fraction
+    whole, fraction = split2(raw)
     if not fraction then return 0 end
-    ahead = (whole - now) + fraction / GCRA_FRACTION
+    if whole < GCRA_EXPIRY_BELOW then
+      -- whole - fraction / 2^32 is exact (at most 42 significant bits): one rounding, below.
+      ahead = (call('PEXPIRETIME', key) * 1000 - now) - (whole - fraction / GCRA_FRACTION)
+    else
+      ahead = (whole - now) + fraction / GCRA_FRACTION
+    end
   end
   if ahead > 0 then return ahead end
   return 0
 end
 
 local function gcra_write(key, now, ahead)
-  if now + ahead >= GCRA_EXACT then
+  if now + ahead >= GCRA_EXACT or ahead >= MAX_MS * 1000 then
     write(key, now + ahead, px(ahead))
     return
   end
   local whole = floor(ahead)
   local fraction = floor((ahead - whole) * GCRA_FRACTION + 0.5)
   if fraction == GCRA_FRACTION then whole, fraction = whole + 1, 0 end
-  if fraction == 0 then
-    write(key, now + whole, px(ahead))
+  local tat = now + whole
+  if expiry_form then
+    -- The TAT rounded up to the ms, and how far before that it is.
+    local atMs = (tat - tat % 1000) / 1000
+    if fraction > 0 or tat % 1000 > 0 then atMs = atMs + 1 end
+    local d = atMs * 1000 - tat
+    if fraction == 0 then
+      write(key, d, AT, atMs)
+    else
+      write(key, format('%d:%d', d, fraction), AT, atMs)
+    end
+  elseif fraction == 0 then
+    write(key, tat, px(ahead))
   else
-    write(key, format('%d:%d', now + whole, fraction), px(ahead))
+    write(key, format('%d:%d', tat, fraction), px(ahead))
   end
 end
 

@@ -12,13 +12,16 @@
 --   px(us)                  an expiry for PX: as to_ms, at least 1
 --   split2(raw)             "<a>:<b>" -> a, b as numbers; nil, nil for any other text
 --   read(key)               GET through the call's cache: the string, or false
---   write(key, value, ttl)  SET or DEL through that cache; decide.lua writes it back once, before
---                           the reply. ttl: ms, KEEP_TTL, or DELETE with value false
+--   write(key, value, ttl, atMs)
+--                           SET or DEL through that cache; decide.lua writes it back once, before
+--                           the reply. ttl: ms, KEEP_TTL, DELETE with value false, or AT (PXAT
+--                           atMs; only when expiry_form)
 --   add(key, n)             INCRBY n of a key holding an integer (uncached only); false when
 --                           Redis refuses
---   store(key, value, ttl)  the SET or DEL itself
+--   store(key, value, ttl, atMs)  the SET or DEL itself
 --   uncached, cache_call()  true until decide.lua calls cache_call() (a key may repeat)
---   KEEP_TTL, DELETE
+--   expiry_form             whether state may be kept partly in the key's expiry (decide.lua)
+--   KEEP_TTL, DELETE, AT
 --
 -- Cost: Redis runs this chunk from the top on every call, so every function and table below is
 -- made anew each time, and each numeric ARGV or GET value costs a string-to-number conversion
@@ -40,10 +43,10 @@ local byte, format, match, sub = string.byte, string.format, string.match, strin
 -- to { check, commit, move, refund, capacityIsBurst }, in that order (an array: cheaper to build
 -- than named fields):
 --   check(key, now, limit, windowUs, burst, cost)
---       -> allowed, remaining, resetUs, retryAfterUs, x1, x2, x3
---       reads only (peek runs it too); x1..x3: whatever commit and move need of that reading
---   commit(key, now, limit, windowUs, burst, cost, x1, x2, x3)  charges cost
---   move(key, now, limit, windowUs, burst, cost, x1, x2, x3)    false, or: writes a count
+--       -> allowed, remaining, resetUs, retryAfterUs, x1, x2, x3, x4
+--       reads only (peek runs it too); x1..x4: whatever commit and move need of that reading
+--   commit(key, now, limit, windowUs, burst, cost, x1, x2, x3, x4)  charges cost
+--   move(key, now, limit, windowUs, burst, cost, x1, x2, x3, x4)    false, or: writes a count
 --       carried over a change of `window` to its new window (expiry included), charging nothing;
 --       called when x3 is true and the entry is not charged
 --   refund(key, now, limit, windowUs, burst, cost, charged)     gives back cost, charged at
@@ -89,7 +92,11 @@ end
 -- directly.
 local uncached = true
 local cached, dirty, dirtyOrder
-local KEEP_TTL, DELETE = 0, -1
+local KEEP_TTL, DELETE, AT = 0, -1, -2
+-- Whether state may be kept partly in its key's expiry (see fixed-window.lua and gcra.lua): set
+-- by decide.lua when the call decides on Redis TIME (a test clock's times are not the expiry's)
+-- and reads each key once (never with the cache).
+local expiry_form = false
 
 local function cache_call()
   uncached = false
@@ -109,16 +116,17 @@ end
 
 -- Writes a key in Redis now (ttl as for write). A number value is written by Redis as %.17g:
 -- an integer's digits, a fraction that reads back as the same double.
-local function store(key, value, ttl)
+local function store(key, value, ttl, atMs)
   if ttl == KEEP_TTL then call('SET', key, value, 'KEEPTTL')
+  elseif ttl == AT then call('SET', key, value, 'PXAT', atMs)
   elseif ttl == DELETE then call('DEL', key)
   else call('SET', key, value, 'PX', ttl) end
 end
 
--- ttl: expiry in ms, KEEP_TTL (the key's own, or the one a write of this call gave it), or
--- DELETE with a false value.
-local function write(key, value, ttl)
-  if uncached then return store(key, value, ttl) end
+-- ttl: expiry in ms, KEEP_TTL (the key's own, or the one a write of this call gave it), DELETE
+-- with a false value, or AT: at atMs, ms since the epoch (only when expiry_form: never cached).
+local function write(key, value, ttl, atMs)
+  if uncached then return store(key, value, ttl, atMs) end
   cached[key] = value
   local prior = dirty[key]
   if prior == nil then dirtyOrder[#dirtyOrder + 1] = key
