@@ -170,14 +170,14 @@ export function renderMarkdown(results: BenchResults): string {
     '## Redis memory per client',
     '',
     `${config.memoryClients.toLocaleString('en-US')} clients, one request each (limit ${100} per 1 h, nothing expires during the measurement). ` +
-      '`used_memory` delta ÷ clients includes the key, value, TTL and dict overhead; MEMORY USAGE is one key (SAMPLES 0).',
+      '`used_memory` delta ÷ clients includes the key, value, TTL and dict overhead; "state" leaves out the change of client buffers and of the instance\'s own keys (heartbeat, stats and traffic series its background flush writes meanwhile, by MEMORY USAGE), which do not grow with clients; MEMORY USAGE is one key (SAMPLES 0).',
     '',
-    '| limiter | B per client (used_memory delta) | same, excluding client buffers | keys created | MEMORY USAGE of one key | sample key |',
-    '|---|---|---|---|---|---|',
+    '| limiter | B per client: state | B per client (used_memory delta) | same, excluding client buffers | instance keys written meanwhile | keys created | MEMORY USAGE of one key | sample key |',
+    '|---|---|---|---|---|---|---|---|',
   );
   for (const m of memory) {
     out.push(
-      `| ${m.contender} | ${m.bytesPerClient.toFixed(1)} | ${((m.usedMemoryDelta - m.clientBuffersDelta) / m.clients).toFixed(1)} | ${m.keysCreated.toLocaleString('en-US')} | ${m.sampleKeyMemoryUsage} B | \`${m.sampleKey}\` |`,
+      `| ${m.contender} | **${m.stateBytesPerClient.toFixed(1)}** | ${m.bytesPerClient.toFixed(1)} | ${((m.usedMemoryDelta - m.clientBuffersDelta) / m.clients).toFixed(1)} | ${m.instanceKeysDelta.toLocaleString('en-US')} B | ${m.keysCreated.toLocaleString('en-US')} | ${m.sampleKeyMemoryUsage} B | \`${m.sampleKey}\` |`,
     );
   }
   out.push('');

@@ -37,7 +37,7 @@ const FULL: BenchConfig = {
     keyCount: 10_000,
   },
   memoryClients: 10_000,
-  memorySettleMs: 600,
+  memorySettleMs: 1_500,
 };
 
 const QUICK: BenchConfig = {
@@ -51,7 +51,7 @@ const QUICK: BenchConfig = {
     keyCount: 10_000,
   },
   memoryClients: 10_000,
-  memorySettleMs: 250,
+  memorySettleMs: 500,
 };
 
 function option(name: string): string | undefined {

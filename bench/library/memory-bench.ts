@@ -7,7 +7,14 @@
 import type { Redis } from 'ioredis';
 import { RATE_LIMIT_ALGORITHMS } from '../../libs/rate-limit/src';
 import { sleep } from '../support/stats';
-import { type Contenders, HOUR_MS, identity, MEMORY_LIMIT, MEMORY_POLICY } from './contenders';
+import {
+  type Contenders,
+  HOUR_MS,
+  identity,
+  MEMORY_LIMIT,
+  MEMORY_POLICY,
+  SHORT_MEMORY_POLICY,
+} from './contenders';
 
 export interface MemoryRun {
   readonly contender: string;
@@ -17,6 +24,13 @@ export interface MemoryRun {
   readonly bytesPerClient: number;
   /** Change of mem_clients_normal over the same interval (should be ~0). */
   readonly clientBuffersDelta: number;
+  /**
+   * Change of what the instance's own keys hold (heartbeat, stats, traffic series: MEMORY USAGE
+   * of every key that is no client's), written by its background flush during the measurement.
+   */
+  readonly instanceKeysDelta: number;
+  /** What one client's state costs: the delta less client buffers and the instance's keys. */
+  readonly stateBytesPerClient: number;
   readonly sampleKey: string;
   readonly sampleKeyMemoryUsage: number;
 }
@@ -33,6 +47,13 @@ async function usedMemory(admin: Redis, settleMs: number): Promise<MemoryReading
   const info = await admin.info('memory');
   const field = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(info)?.[1]);
   return { used: field('used_memory'), clients: field('mem_clients_normal') };
+}
+
+/** Bytes (MEMORY USAGE) of the keys that belong to no client: no 10.x.y.z identity in them. */
+async function instanceKeysBytes(admin: Redis): Promise<number> {
+  const keys = (await admin.keys('*')).filter((k) => !/10\.\d+\.\d+\.\d+/.test(k));
+  const sizes = await Promise.all(keys.map((k) => admin.memory('USAGE', k, 'SAMPLES', 0)));
+  return sizes.reduce<number>((sum, size) => sum + Number(size ?? 0), 0);
 }
 
 async function inParallel(
@@ -61,8 +82,10 @@ async function measure(
   await inParallel(256, 1_000_000, 64, call);
   const keysBefore = await admin.dbsize();
   const before = await usedMemory(admin, settleMs);
+  const instanceBefore = await instanceKeysBytes(admin);
   await inParallel(clients, 0, 64, call);
   const after = await usedMemory(admin, settleMs);
+  const instanceKeysDelta = (await instanceKeysBytes(admin)) - instanceBefore;
   const keysCreated = (await admin.dbsize()) - keysBefore;
   // Client 0's key (its identity may be encoded in the key: 'ip%3A10.0.0.0').
   const sampleKey =
@@ -79,6 +102,9 @@ async function measure(
     usedMemoryDelta: after.used - before.used,
     bytesPerClient: (after.used - before.used) / clients,
     clientBuffersDelta: after.clients - before.clients,
+    instanceKeysDelta,
+    stateBytesPerClient:
+      (after.used - before.used - (after.clients - before.clients) - instanceKeysDelta) / clients,
     sampleKey,
     sampleKeyMemoryUsage,
   };
@@ -97,6 +123,12 @@ export async function runMemoryBench(
       `ours ${algo}`,
       (id) => contenders.service.consume(MEMORY_POLICY[algo], id),
     ]),
+    ...(['fixed-window', 'gcra'] as const).map(
+      (algo): [string, (id: string) => Promise<unknown>] => [
+        `ours ${algo}, policy named '${SHORT_MEMORY_POLICY[algo]}'`,
+        (id) => contenders.service.consume(SHORT_MEMORY_POLICY[algo], id),
+      ],
+    ),
     ['rate-limiter-flexible', (id) => contenders.rlfMemory.consume(id)],
     [
       '@nest-lab storage',
