@@ -1,9 +1,17 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { startTestCluster, type TestCluster } from '../libs/rate-limit/test/support/redis-cluster';
-import { startTestRedis, uniquePrefix, type TestRedis } from '../libs/rate-limit/test/support/redis-test-server';
-import { startTestSentinel, type TestSentinel } from '../libs/rate-limit/test/support/redis-sentinel';
+import {
+  startTestRedis,
+  uniquePrefix,
+  type TestRedis,
+} from '../libs/rate-limit/test/support/redis-test-server';
+import {
+  startTestSentinel,
+  type TestSentinel,
+} from '../libs/rate-limit/test/support/redis-sentinel';
 import { createDemoApp } from './utils/create-demo-app';
+import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
 
 /**
  * The demo selects Redis Cluster and Sentinel from its environment, and two instances on either
@@ -59,6 +67,9 @@ describe('demo on a Redis Cluster (REDIS_CLUSTER_NODES)', () => {
   );
 
   it('stacked policies of one identity need no cross-slot command', async () => {
+    // Demo routes have 10 s fixed windows: a burst must not straddle one's end (a new window
+    // admits the client again; tests that did not wait failed so under load).
+    await ensureWindowHeadroom(10_000, 3_000);
     const statuses = [];
     for (let i = 0; i < 4; i++)
       statuses.push(

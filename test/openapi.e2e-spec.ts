@@ -17,6 +17,7 @@ import { ResponseContract, type OpenApiDocument } from './support/openapi/respon
 import { problemCount, validateOpenApi } from './support/openapi/validate-openapi';
 import { createDemoApp } from './utils/create-demo-app';
 import { untilReady } from './utils/redis-readiness';
+import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
 
 const ADMIN_TOKEN = 'e2e-openapi-token-0123456789abcdefghij';
 const AUTH = { Authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -153,6 +154,9 @@ describe('live responses match the document', () => {
   });
 
   it('answers a documented 429, naming a documented policy, once a limit is spent', async () => {
+    // Demo routes have 10 s fixed windows: a burst must not straddle one's end (a new window
+    // admits the client again; tests that did not wait failed so under load).
+    await ensureWindowHeadroom(10_000, 3_000);
     let res = await conforming('get', '/api/fixed-window', '/api/fixed-window');
     for (let i = 0; i < 10 && res.status === 200; i++) {
       res = await conforming('get', '/api/fixed-window', '/api/fixed-window');

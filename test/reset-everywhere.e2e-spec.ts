@@ -11,10 +11,15 @@ import { RATE_LIMIT_CONFIG } from '@app/rate-limit/rate-limit.constants';
 import { PolicyRegistry } from '@app/rate-limit';
 import { InstanceHeartbeat } from '@app/rate-limit/runtime/instance-heartbeat.service';
 import { FallbackStore } from '@app/rate-limit/engine/fallback-store';
-import { startTestRedis, uniquePrefix, type TestRedis } from '../libs/rate-limit/test/support/redis-test-server';
+import {
+  startTestRedis,
+  uniquePrefix,
+  type TestRedis,
+} from '../libs/rate-limit/test/support/redis-test-server';
 import { within } from '../libs/rate-limit/test/support/within';
 import { createDemoApp } from './utils/create-demo-app';
 import { untilReady } from './utils/redis-readiness';
+import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
 
 const TOKEN = 'reset-everywhere-token-0123456789abcdef';
 const POLICY = 'demo.fixed-window';
@@ -47,6 +52,9 @@ describe('admin reset on one instance, fallback state on another', () => {
     request(app.getHttpServer()).get('/api/fixed-window').set('X-Forwarded-For', CLIENT);
 
   it('B admits the client again from its fallback after A reset it', async () => {
+    // Demo routes have 10 s fixed windows: a burst must not straddle one's end (a new window
+    // admits the client again; tests that did not wait failed so under load).
+    await ensureWindowHeadroom(10_000, 5_000);
     const config = b.get<RateLimitConfig>(RATE_LIMIT_CONFIG);
     const policy = b.get(PolicyRegistry).get(POLICY)!;
     const key = config.keys.stateKey(config.keys.identityTag(`ip:${CLIENT}`), policy);

@@ -8,6 +8,7 @@ import {
 } from '../libs/rate-limit/test/support/redis-test-server';
 import { within } from '../libs/rate-limit/test/support/within';
 import { createDemoApp } from './utils/create-demo-app';
+import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
 
 /**
  * Tiers and client overrides through the admin API on TWO demo instances sharing one Redis:
@@ -59,6 +60,9 @@ describe('tiers and client overrides across two demo instances', () => {
       TRUST_PROXY: 'loopback',
     };
     [a, b] = await Promise.all([createDemoApp(env), createDemoApp(env)]);
+    // demo.plan's window is 10 s: a test's requests must not straddle its end (a 6th request
+    // admitted by the next window failed a run under load).
+    await ensureWindowHeadroom(10_000, 5_000);
   });
   afterEach(async () => {
     await Promise.all([a.close(), b.close()]);

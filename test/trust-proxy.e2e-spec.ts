@@ -12,6 +12,7 @@ import {
 } from '../libs/rate-limit/test/support/redis-test-server';
 import { createDemoApp, DEMO_PLATFORM, type CreateDemoAppOptions } from './utils/create-demo-app';
 import { untilReady } from './utils/redis-readiness';
+import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
 
 /** One GET from `localAddress` (a loopback address of its own: one client). */
 function get(
@@ -32,6 +33,8 @@ function get(
 }
 
 describe('client addresses through proxies', () => {
+  // The demo's fixed windows are 10 s: a test's requests must not straddle one's end.
+  beforeEach(() => ensureWindowHeadroom(10_000, 3_000));
   let redis: TestRedis;
   const apps: INestApplication[] = [];
   let proxy: ReverseProxy | undefined;

@@ -11,6 +11,7 @@ import {
 } from '../../libs/rate-limit/test/support/redis-test-server';
 import { createDemoApp } from '../utils/create-demo-app';
 import { connectSocketIo, connectWs, type WsReply, type WsTestClient } from './ws-clients';
+import { ensureWindowHeadroom } from '../../libs/rate-limit/test/support/window-headroom';
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -46,6 +47,8 @@ describe.each(['socket.io', 'ws'] as const)('WebSocket gateway on %s, two instan
 
   // A fresh key prefix per test: the ws adapter's clients all share 127.0.0.1.
   beforeEach(async () => {
+    // demo.ws-echo's window is 10 s: a test's messages must not straddle its end.
+    await ensureWindowHeadroom(10_000, 4_000);
     const overrides = {
       REDIS_URL: redis.url,
       RATE_LIMIT_KEY_PREFIX: uniquePrefix(`ws-${adapter}`),
