@@ -171,6 +171,20 @@ describe('RedisRemaining: what was left when Redis stopped answering', () => {
     remaining.note([entry(p)], redisSaid(45));
     expect(remaining.allowance(entry(p).key, alone, undefined, 50)).toBe(45);
   });
+
+  it('gives no more than the split of the capacity less what Redis admitted for this instance (a late last reply)', () => {
+    const remaining = seen();
+    const one: InstanceStanding = { instances: 3, rank: 0 };
+    nowMs = 0;
+    // Twelve replies read in one go (a busy process): no pace, and the last says 38 were left
+    // while the other instances had been admitted as many meanwhile.
+    for (let left = 49; left >= 38; left--) remaining.note([entry(p)], redisSaid(left));
+    // floor(38 / 3) = 12 by the remainder, 17 - 12 = 5 by its own admissions.
+    expect(remaining.allowance(entry(p).key, one, undefined, 1)).toBe(5);
+    // A new run (the remainder grew: a new window) starts its own count again.
+    remaining.note([entry(p)], redisSaid(49));
+    expect(remaining.allowance(entry(p).key, one, undefined, 1)).toBe(16);
+  });
 });
 
 describe('FallbackStore: requests whose call timed out before Redis said anything', () => {

@@ -1,7 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { InstanceStanding } from './instance-standing';
 import type { StoreEntry, StoreReply } from '../store/rate-limit-store.interface';
-import { leftShareOf } from './outage-share';
+import { capacityOf } from '../policy/rate-limit-algorithm';
+import { leftShareOf, splitOf } from './outage-share';
 
 interface Seen {
   /** What Redis last said was left of the key's capacity, for the whole fleet. */
@@ -11,6 +12,10 @@ interface Seen {
   /** The first reply of the current run of falling remainders: the fleet's pace since then. */
   fromRemaining: number;
   fromMs: number;
+  /** The key's capacity: this instance's split of it bounds what it admits in the run. */
+  capacity: number;
+  /** Admitted by Redis for this instance since the run began (its own part of the run). */
+  admitted: number;
   /** What was probably left when Redis stopped answering; set at the first fallback decision. */
   leftAtOutage?: number;
   /** Admitted by this instance's fallback since. */
@@ -55,7 +60,7 @@ export class RedisRemaining {
     for (let i = 0; i < entries.length; i++) {
       const { key, policy } = entries[i];
       if (policy.mode === 'shadow') continue;
-      const { remaining, resetMs } = reply.outcomes[i];
+      const { remaining, resetMs, allowed } = reply.outcomes[i];
       // Nothing to wait for (an idle key, a full bucket): a fresh share applies.
       if (resetMs <= 0) {
         this.seen.delete(key);
@@ -71,6 +76,9 @@ export class RedisRemaining {
           atMs,
           fromRemaining: continues ? last.fromRemaining : remaining,
           fromMs: continues ? last.fromMs : atMs,
+          capacity: capacityOf(policy),
+          admitted:
+            (continues ? last.admitted : 0) + (reply.admitted && allowed ? entries[i].cost : 0),
           spent: 0,
           unknown: 0,
         },
@@ -96,6 +104,8 @@ export class RedisRemaining {
         atMs,
         fromRemaining: capacity,
         fromMs: atMs,
+        capacity,
+        admitted: 0,
         spent: 0,
         unknown: 0,
       };
@@ -108,6 +118,11 @@ export class RedisRemaining {
    * What this instance may still admit for the key on its own, or undefined when Redis has said
    * nothing about it that still holds. `outageSinceMs`: when Redis stopped answering this
    * instance.
+   *
+   * Also at most this instance's split of the capacity less what Redis admitted for it in the
+   * run: its last reply can be far behind the others' (a busy process reads replies late, a
+   * single reply shows no pace), while what it admitted itself is exact. With requests spread
+   * over the instances, the fleet then admits at most the capacity.
    */
   allowance(
     key: string,
@@ -120,7 +135,8 @@ export class RedisRemaining {
     seen.leftAtOutage ??= leftAt(seen, outageSinceMs);
     const fleetUnknown = seen.unknown / (fraction ?? 1 / standing.instances);
     const left = Math.max(0, seen.leftAtOutage - fleetUnknown);
-    return leftShareOf(left, standing, fraction) - seen.spent;
+    const ownPart = splitOf(seen.capacity, standing, fraction) - seen.admitted;
+    return Math.min(leftShareOf(left, standing, fraction), ownPart) - seen.spent;
   }
 
   /** Milliseconds until the key's last known reset. */
