@@ -126,4 +126,17 @@ describe('gcra', () => {
     expect(await c.hit(p)).toMatchObject({ allowed: true, remaining: 2 });
     expect(Number(await admin.get(key))).toBeLessThan(1_000);
   });
+
+  it('reads an offset of 1000 with a fraction (a TAT just past a whole ms) as the expiry form', async () => {
+    // limit 3 per 10 s: an interval of 3,333,333.33 us. The writer leaves a TAT that falls
+    // f / 2^32 us after a whole ms as expiring at the next ms, 1000 - f / 2^32 us before it.
+    const thirds = policy({ algo: 'gcra', limit: 3, window: 10_000 }, 'gcra-offset-1000');
+    const key = c.entry(thirds).key;
+    const atMs = Math.floor((await redisNowUs()) / 1000) + 3_334;
+    await admin.set(key, '1000:1431655765', 'PXAT', atMs);
+    // The TAT is about one interval ahead: two more requests of the burst of 3, then a refusal.
+    expect(await c.hit(thirds)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(await c.hit(thirds)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await c.hit(thirds)).toMatchObject({ allowed: false, reason: 1 });
+  });
 });

@@ -9,10 +9,12 @@
 --            once; the usual call): the key expires at the TAT rounded up to the ms (PXAT, read
 --            back with PEXPIRETIME) and holds how far before that the TAT is: "<d>", whole us
 --            from 0 to 999 (one of Redis's shared integers: a client costs its key and expiry
---            alone), or "<d>:<f>" when the TAT is d - f / 2^32 us before it.
+--            alone), or "<d>:<f>" when the TAT is d - f / 2^32 us before it (d from 1
+--            to 1000: a TAT just past a whole ms is 1000 - f / 2^32 us before the next).
 --          - the absolute form otherwise (a test clock's times are not Redis's): the TAT as
 --            "<whole us>:<fraction in 2^-32 us>", or "<whole us>" alone (an integer, 16 B);
---            always at least 1,000, which tells the forms apart.
+--            always above 1,000 (any clock past the epoch's first ms), which tells the
+--            forms apart.
 --          A TAT past 2^53 us or further ahead than MAX_MS is held in the absolute form as one
 --          number (%.17g), its expiry capped at MAX_MS. Any other value reads as no TAT.
 -- Uses     read, write, expiry_form, call, split2, px, format, tonumber, floor, min, AT, DELETE
@@ -42,7 +44,7 @@ local function gcra_ahead(key, now)
     local fraction
     whole, fraction = split2(raw)
     if not fraction then return 0 end
-    if whole < GCRA_EXPIRY_BELOW then
+    if whole <= GCRA_EXPIRY_BELOW then
       -- whole - fraction / 2^32 is exact (at most 42 significant bits): one rounding, below.
       ahead = (call('PEXPIRETIME', key) * 1000 - now) - (whole - fraction / GCRA_FRACTION)
     else
