@@ -185,6 +185,37 @@ describe('RedisRemaining: what was left when Redis stopped answering', () => {
     remaining.note([entry(p)], redisSaid(49));
     expect(remaining.allowance(entry(p).key, one, undefined, 1)).toBe(16);
   });
+
+  it('leaves a run older than its units stay counted to the remainder (a bucket drained slower than it refills)', () => {
+    const remaining = seen();
+    // 60 per minute, burst 60: one token a second. A request every 0.5 s drains it by one a
+    // second and the remainder never grows: 61 admitted in 30 s, half of it refilled.
+    const bucket = normalizePolicy(
+      { algo: 'token-bucket', limit: 60, window: 60_000 },
+      'p-slow-drain',
+      'test',
+    );
+    for (let i = 0; i <= 60; i++) {
+      nowMs = i * 500;
+      remaining.note([entry(bucket)], redisSaid(60 - Math.ceil(i / 2) - 1));
+    }
+    // 29 left, lowered by the pace over the 100 ms gap: 28, not 60 - 61 admitted.
+    expect(remaining.allowance(entry(bucket).key, alone, undefined, 30_100)).toBe(28);
+  });
+
+  it('counts no admissions of earlier windows once a run outlasts a window (one request per window)', () => {
+    const remaining = seen();
+    const minute = normalizePolicy(
+      { algo: 'fixed-window', limit: 50, window: 60_000 },
+      'p-one-a-window',
+      'test',
+    );
+    for (let w = 0; w < 60; w++) {
+      nowMs = w * 60_000;
+      remaining.note([entry(minute)], redisSaid(49));
+    }
+    expect(remaining.allowance(entry(minute).key, alone, undefined, nowMs + 10)).toBe(49);
+  });
 });
 
 describe('FallbackStore: requests whose call timed out before Redis said anything', () => {

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { InstanceStanding } from './instance-standing';
 import type { StoreEntry, StoreReply } from '../store/rate-limit-store.interface';
-import { capacityOf } from '../policy/rate-limit-algorithm';
+import { capacityOf, unitsHeldMs } from '../policy/rate-limit-algorithm';
 import { leftShareOf, splitOf } from './outage-share';
 
 interface Seen {
@@ -16,6 +16,12 @@ interface Seen {
   capacity: number;
   /** Admitted by Redis for this instance since the run began (its own part of the run). */
   admitted: number;
+  /**
+   * How long those admissions surely stay counted (unitsHeldMs): a run older than that at the
+   * outage (a client draining a bucket slower than it refills) has had some of them refilled or
+   * expired, and its own admissions bound nothing.
+   */
+  heldMs: number;
   /** What was probably left when Redis stopped answering; set at the first fallback decision. */
   leftAtOutage?: number;
   /** Admitted by this instance's fallback since. */
@@ -79,6 +85,7 @@ export class RedisRemaining {
           capacity: capacityOf(policy),
           admitted:
             (continues ? last.admitted : 0) + (reply.admitted && allowed ? entries[i].cost : 0),
+          heldMs: unitsHeldMs(policy),
           spent: 0,
           unknown: 0,
         },
@@ -106,6 +113,7 @@ export class RedisRemaining {
         fromMs: atMs,
         capacity,
         admitted: 0,
+        heldMs: 0,
         spent: 0,
         unknown: 0,
       };
@@ -122,7 +130,8 @@ export class RedisRemaining {
    * Also at most this instance's split of the capacity less what Redis admitted for it in the
    * run: its last reply can be far behind the others' (a busy process reads replies late, a
    * single reply shows no pace), while what it admitted itself is exact. With requests spread
-   * over the instances, the fleet then admits at most the capacity.
+   * over the instances, the fleet then admits at most the capacity. Only while the run is
+   * recent enough that what it admitted is still counted (heldMs).
    */
   allowance(
     key: string,
@@ -135,8 +144,12 @@ export class RedisRemaining {
     seen.leftAtOutage ??= leftAt(seen, outageSinceMs);
     const fleetUnknown = seen.unknown / (fraction ?? 1 / standing.instances);
     const left = Math.max(0, seen.leftAtOutage - fleetUnknown);
-    const ownPart = splitOf(seen.capacity, standing, fraction) - seen.admitted;
-    return Math.min(leftShareOf(left, standing, fraction), ownPart) - seen.spent;
+    const share = leftShareOf(left, standing, fraction);
+    const ownPart =
+      outageSinceMs - seen.fromMs < seen.heldMs
+        ? splitOf(seen.capacity, standing, fraction) - seen.admitted
+        : share;
+    return Math.min(share, ownPart) - seen.spent;
   }
 
   /** Milliseconds until the key's last known reset. */

@@ -46,6 +46,16 @@ export function capacityOf(policy: Omit<Thresholds, 'windowMs'>): number {
   return TRAITS[policy.algo].bucket ? policy.burst : policy.limit;
 }
 
+/**
+ * How long units charged together stay counted, at the least (ms): a window for the window
+ * algorithms (a fixed window's count starts again at its end, which shows as a remainder that
+ * grew); one emission interval (window / limit, in which less than one unit refills) for buckets
+ * and GCRA.
+ */
+export function unitsHeldMs(policy: Thresholds): number {
+  return TRAITS[policy.algo].bucket ? policy.windowMs / policy.limit : policy.windowMs;
+}
+
 /** The longest any state of the policy needs to live under its current thresholds (ms). */
 export function stateLifetimeMs(policy: Thresholds): number {
   return TRAITS[policy.algo].stateLifetimeMs(policy);
