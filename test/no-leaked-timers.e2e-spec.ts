@@ -29,12 +29,15 @@ describe.each(['memory', 'open', 'closed'])(
       await untilReady(app);
       await request(app.getHttpServer()).get('/api/gcra');
       await app.close();
-      // Sockets finish closing on later turns of the event loop: poll (bounded), don't sleep.
+      // Sockets finish closing on later turns of the event loop, and a command still in flight
+      // at close (a QUIT, a probe) holds its timeout timer until its reply or failure: poll
+      // (bounded), don't sleep. A timer that is never cleared, or that re-arms, is still there
+      // at the deadline.
       const deadline = performance.now() + 2_000;
-      while (
-        (handles().TCPSocketWrap ?? 0) > (before.TCPSocketWrap ?? 0) &&
-        performance.now() < deadline
-      ) {
+      const settled = (now: Record<string, number>) =>
+        (now.TCPSocketWrap ?? 0) <= (before.TCPSocketWrap ?? 0) &&
+        (now.Timeout ?? 0) <= (before.Timeout ?? 0);
+      while (!settled(handles()) && performance.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       const after = handles();
