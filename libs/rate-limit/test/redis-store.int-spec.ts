@@ -157,4 +157,47 @@ describe('RedisStore against a real Redis', () => {
     expect((await c.peek(p, T0)).remaining).toBe(8);
     redis.disconnect();
   });
+
+  it('tells its late-replies listener what Redis answered to a consume after the call timed out', async () => {
+    const redis = new Redis(server.url);
+    try {
+      await redis.ping();
+      const store = new RedisStore({ client: redis, commandTimeoutMs: 100 });
+      const late: { keys: string[]; replies: unknown[] }[] = [];
+      store.onLateReplies((groups, replies) =>
+        late.push({ keys: groups.map((g) => g[0].key), replies: [...replies] }),
+      );
+      const c = new Client(
+        {
+          store,
+          keys: new KeyBuilder(uniquePrefix()),
+          keyCount: async () => 0,
+          pttl: async () => 0,
+        },
+        'ip:late',
+      );
+      const p = policy({ algo: 'fixed-window', limit: 10, window: 60_000 });
+      expect(await c.hit(p)).toMatchObject({ remaining: 9 }); // loads the script
+      await admin.client('PAUSE', 300, 'ALL');
+      const error = await c.hit(p).catch((e: unknown) => e);
+      expect((error as RateLimitStoreError).failure).toBe('timeout');
+      expect(late).toEqual([]);
+      await admin.ping(); // answered once the pause is over
+      // One connection answers in order: once its next call is answered, so was the late one.
+      expect(await c.hit(p)).toMatchObject({ remaining: 7 });
+      expect(late).toEqual([
+        {
+          keys: [c.entry(p).key],
+          replies: [
+            expect.objectContaining({
+              admitted: true,
+              outcomes: [expect.objectContaining({ remaining: 8 })],
+            }),
+          ],
+        },
+      ]);
+    } finally {
+      redis.disconnect();
+    }
+  });
 });

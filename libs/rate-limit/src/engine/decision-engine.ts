@@ -34,6 +34,7 @@ export class DecisionEngine implements OnModuleDestroy {
     @Inject(DECISION_OBSERVERS) private readonly observers: readonly DecisionObserver[],
   ) {
     this.fallback = new OutageFallback(config.onRedisError, insurance);
+    store.onLateReplies?.((groups, replies) => this.fallback.late(groups, replies));
     // A policy change may let remembered rejections through sooner.
     registry.onChange(() => this.forgetRejections());
   }

@@ -203,6 +203,21 @@ describe('RedisRemaining: what was left when Redis stopped answering', () => {
     expect(remaining.allowance(entry(bucket).key, alone, undefined, 30_100)).toBe(28);
   });
 
+  it('counts a reply Redis gave after its call timed out, keeping what this instance admitted meanwhile', () => {
+    const remaining = seen();
+    const one: InstanceStanding = { instances: 3, rank: 0 };
+    nowMs = 0;
+    remaining.note([entry(p)], redisSaid(40));
+    remaining.spend(entry(p).key, 2); // the fallback admitted two meanwhile
+    // Redis admitted the timed-out request after all, and others' before it: 30 left.
+    remaining.noteLate([entry(p)], redisSaid(30));
+    // min(floor(30 / 3), 17 - 2 admitted by Redis) - 2 spent.
+    expect(remaining.allowance(entry(p).key, one, undefined, 1)).toBe(8);
+    // A key it knew nothing about is noted as a reply in time would be.
+    remaining.noteLate([entry(p, 'new')], redisSaid(20));
+    expect(remaining.allowance(entry(p, 'new').key, one, undefined, 1)).toBe(6);
+  });
+
   it('counts no admissions of earlier windows once a run outlasts a window (one request per window)', () => {
     const remaining = seen();
     const minute = normalizePolicy(

@@ -47,6 +47,11 @@ export class FallbackStore {
     this.remaining.note(entries, reply, askedAtMs);
   }
 
+  /** Counts what Redis answered after the call had timed out (see RedisRemaining.noteLate). */
+  noteLate(entries: readonly StoreEntry[], reply: StoreReply): void {
+    this.remaining.noteLate(entries, reply);
+  }
+
   /**
    * `outageSinceMs`: when Redis stopped answering (the start of the first call that failed);
    * `unknownOutcome`: this request's own call timed out, so Redis may have admitted it.

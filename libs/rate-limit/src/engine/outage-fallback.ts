@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { RateLimitVerdict } from '../decision/rate-limit-decision.interface';
 import { RateLimitStoreError } from '../errors/rate-limit-store.error';
 import type { OnRedisError } from '../config/rate-limit-module-options.interface';
-import type { StoreOp, StoreReply } from '../store/rate-limit-store.interface';
+import type { StoreEntry, StoreOp, StoreReply } from '../store/rate-limit-store.interface';
 import type { FallbackStore } from './fallback-store';
 import type { PolicyRequest } from './policy-request';
 import type { RequestGroup } from './request-groups';
@@ -39,6 +39,19 @@ export class OutageFallback {
     if (op !== 'consume' || !this.notes) return;
     for (let g = 0; g < groups.length; g++) {
       this.insurance.note(groups[g].entries, replies[g], startedMs);
+    }
+  }
+
+  /**
+   * Redis answered a consume call after it had timed out: it did admit or refuse those groups,
+   * which what this instance remembers for the outage must count (their requests were decided
+   * here meanwhile). The outage itself goes on until a call is answered in time.
+   */
+  late(groups: readonly (readonly StoreEntry[])[], replies: readonly (StoreReply | Error)[]): void {
+    if (!this.notes) return;
+    for (let g = 0; g < groups.length; g++) {
+      const reply = replies[g];
+      if (!(reply instanceof Error)) this.insurance.noteLate(groups[g], reply);
     }
   }
 

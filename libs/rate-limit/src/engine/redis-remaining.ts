@@ -95,6 +95,30 @@ export class RedisRemaining {
   }
 
   /**
+   * Records Redis's reply to a consume call that had timed out: Redis admitted (or refused)
+   * those requests after all. A key's admissions and remainder are updated in place, what this
+   * instance admitted on its own meanwhile is kept (those are not in Redis); a key with nothing
+   * remembered is noted as a reply in time would be.
+   */
+  noteLate(entries: readonly StoreEntry[], reply: StoreReply): void {
+    for (let i = 0; i < entries.length; i++) {
+      const { key, policy, cost } = entries[i];
+      if (policy.mode === 'shadow') continue;
+      const seen = this.seen.get(key);
+      if (!seen) {
+        this.note([entries[i]], { ...reply, outcomes: [reply.outcomes[i]] });
+        continue;
+      }
+      const { remaining, allowed } = reply.outcomes[i];
+      if (reply.admitted && allowed) seen.admitted += cost;
+      if (remaining < seen.remaining) seen.remaining = remaining;
+      if (seen.leftAtOutage !== undefined && remaining < seen.leftAtOutage) {
+        seen.leftAtOutage = remaining;
+      }
+    }
+  }
+
+  /**
    * Records requests whose call timed out (their outcome is unknown) for keys Redis has said
    * nothing about: this instance then assumes the other instances sent as many, and that Redis
    * may have admitted them all, before it gives the key its share (an instance that had not yet

@@ -13,11 +13,18 @@ export class RateLimitStoreError extends RateLimitError {
   /** Set explicitly: a minifier would rename the class. */
   override readonly name = 'RateLimitStoreError';
 
+  /**
+   * A timeout's command may still be answered: its reply, should it come (Redis did run it).
+   * Undefined for other failures.
+   */
+  readonly late?: Promise<unknown>;
+
   constructor(
     readonly failure: StoreFailure,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; late?: Promise<unknown> },
   ) {
     super(message, options);
+    this.late = options?.late;
   }
 }

@@ -101,7 +101,19 @@ export interface RateLimitStore {
    * Each store has its own cursors: one it did not give out is an `InvalidCursorError`.
    */
   scan(match: string, cursor: string | null, count: number): Promise<ScanPage>;
+  /**
+   * Only a store that can time out: tells `listener` what Redis answered to a consume call after
+   * that call had timed out (Redis did decide those groups; the requests were decided by
+   * `onRedisError` meanwhile). One listener; a later one replaces it.
+   */
+  onLateReplies?(listener: LateRepliesListener): void;
 }
+
+/** The groups of a consume call that timed out, and Redis's late reply for each (or its error). */
+export type LateRepliesListener = (
+  groups: readonly (readonly StoreEntry[])[],
+  replies: readonly (StoreReply | Error)[],
+) => void;
 
 /** Which store made a decision. */
 export type StoreSource = 'redis' | 'memory';

@@ -1,6 +1,7 @@
 import { Cluster } from 'ioredis';
 import { RateLimitStoreError, type StoreFailure } from '../../errors/rate-limit-store.error';
 import type {
+  LateRepliesListener,
   RateLimitStore,
   ScanPage,
   StoreEntry,
@@ -15,6 +16,7 @@ import { inspectGroups } from './inspect-groups';
 import { scanKeys } from './scan-keys';
 import type { RedisClient, RedisScript, RoundTrip } from './redis-script';
 import { withTimeout } from './with-timeout';
+import { watchLateReply } from './late-reply';
 import { BACKGROUND_TIMEOUT_MS } from '../../rate-limit.constants';
 
 /** Receives command latencies, failures and circuit changes (the metrics). */
@@ -57,6 +59,7 @@ export class RedisStore implements RateLimitStore {
   private readonly timeoutMs: number;
   private readonly scripts: DecideScripts;
   private readonly observer?: StoreObserver;
+  private lateListener?: LateRepliesListener;
 
   constructor(options: RedisStoreOptions) {
     const { client, commandTimeoutMs, observer } = options;
@@ -112,7 +115,13 @@ export class RedisStore implements RateLimitStore {
   ): Promise<(StoreReply | RateLimitStoreError)[]> {
     const { keys, args } = encodeDecideCall(op, groups, nowUs, chargedAtUs);
     const script = this.scriptFor(groups);
-    const reply = await this.send((roundTrip) => script.run(this.client, keys, args, roundTrip));
+    let reply: unknown;
+    try {
+      reply = await this.send((roundTrip) => script.run(this.client, keys, args, roundTrip));
+    } catch (error) {
+      if (op === 'consume' && this.lateListener) watchLateReply(error, groups, this.lateListener);
+      throw error;
+    }
     if (op === 'refund') return groups.map(() => REFUNDED);
     const replies = parseDecideReply(reply, groups);
     for (const r of replies) {
@@ -120,6 +129,10 @@ export class RedisStore implements RateLimitStore {
       if (r instanceof RateLimitStoreError) this.observer?.observeCommand(0, r.failure);
     }
     return replies;
+  }
+
+  onLateReplies(listener: LateRepliesListener): void {
+    this.lateListener = listener;
   }
 
   inspect(

@@ -11,7 +11,8 @@ import { RateLimitStoreError } from '../../errors/rate-limit-store.error';
  * timeouts would send healthy traffic to the fallback and open the circuit breaker.
  *
  * On a real timeout the command's outcome is unknown: it is reported as a store error and never
- * resent, so a request can't be counted twice (it may still run in Redis later).
+ * resent, so a request can't be counted twice (it may still run in Redis later; the error's
+ * `late` is its reply, should it come).
  */
 export function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -29,7 +30,9 @@ export function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<
         setImmediate(() =>
           settle(() =>
             reject(
-              new RateLimitStoreError('timeout', `Redis did not answer within ${timeoutMs} ms`),
+              new RateLimitStoreError('timeout', `Redis did not answer within ${timeoutMs} ms`, {
+                late: promise,
+              }),
             ),
           ),
         ),
