@@ -30,6 +30,7 @@ import { untilDisconnected, untilReady, untilReconnectDelay } from './utils/redi
 import { UnhandledRejections } from './utils/unhandled-rejections';
 import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
 import { LIMITED_ROUTES } from './support/demo-routes';
+import { parseMetrics } from './support/demo-process';
 
 type Mode = 'memory' | 'open' | 'closed';
 
@@ -101,13 +102,11 @@ const BREAKER_THRESHOLD = 3;
 async function storeFailures(
   app: INestApplication,
 ): Promise<{ timeout: number; unavailable: number }> {
-  const text = (await request(app.getHttpServer()).get('/metrics').expect(200)).text;
+  const metrics = parseMetrics(
+    (await request(app.getHttpServer()).get('/metrics').expect(200)).text,
+  );
   const count = (failure: string) =>
-    Number(
-      new RegExp(`^rate_limit_redis_errors_total\\{failure="${failure}"\\} (\\d+)$`, 'm').exec(
-        text,
-      )?.[1] ?? 0,
-    );
+    metrics.get(`rate_limit_redis_errors_total{failure="${failure}"}`) ?? 0;
   return { timeout: count('timeout'), unavailable: count('unavailable') };
 }
 

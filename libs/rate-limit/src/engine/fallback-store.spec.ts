@@ -10,8 +10,12 @@ import { shareOf, splitOf } from './outage-share';
 import { RedisRemaining } from './redis-remaining';
 
 const YEAR_MS = 365 * 86_400_000;
-const policy = (algo: RateLimitAlgorithm, limit = 50, mode: 'enforce' | 'shadow' = 'enforce') =>
-  normalizePolicy({ algo, limit, window: YEAR_MS, mode }, `p-${algo}`, 'test');
+const policy = (
+  algo: RateLimitAlgorithm,
+  limit = 50,
+  mode: 'enforce' | 'shadow' = 'enforce',
+  window = YEAR_MS,
+) => normalizePolicy({ algo, limit, window, mode }, `p-${algo}`, 'test');
 const entry = (p: RateLimitPolicy, key = 'k'): StoreEntry => ({
   key: `${key}:${p.algo}`,
   overrideKey: `${key}:${p.name}:client`,
@@ -190,11 +194,7 @@ describe('RedisRemaining: what was left when Redis stopped answering', () => {
     const remaining = seen();
     // 60 per minute, burst 60: one token a second. A request every 0.5 s drains it by one a
     // second and the remainder never grows: 61 admitted in 30 s, half of it refilled.
-    const bucket = normalizePolicy(
-      { algo: 'token-bucket', limit: 60, window: 60_000 },
-      'p-slow-drain',
-      'test',
-    );
+    const bucket = policy('token-bucket', 60, 'enforce', 60_000);
     for (let i = 0; i <= 60; i++) {
       nowMs = i * 500;
       remaining.note([entry(bucket)], redisSaid(60 - Math.ceil(i / 2) - 1));
@@ -220,11 +220,7 @@ describe('RedisRemaining: what was left when Redis stopped answering', () => {
 
   it('counts no admissions of earlier windows once a run outlasts a window (one request per window)', () => {
     const remaining = seen();
-    const minute = normalizePolicy(
-      { algo: 'fixed-window', limit: 50, window: 60_000 },
-      'p-one-a-window',
-      'test',
-    );
+    const minute = policy('fixed-window', 50, 'enforce', 60_000);
     for (let w = 0; w < 60; w++) {
       nowMs = w * 60_000;
       remaining.note([entry(minute)], redisSaid(49));

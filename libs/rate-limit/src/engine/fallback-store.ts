@@ -1,4 +1,3 @@
-import { capacityOf } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import type { InstanceStanding, StandingSource } from './instance-standing';
 import type { MemoryStore } from '../store/memory/memory-store';
@@ -70,7 +69,7 @@ export class FallbackStore {
       for (const { key, policy, cost } of entries) {
         if (policy.mode === 'shadow') continue;
         const keepMs = (policy.windowMs * Math.max(policy.limit, policy.burst)) / policy.limit;
-        this.remaining.noteUnknown(key, cost, capacityOf(policy), keepMs);
+        this.remaining.noteUnknown(key, cost, policy, keepMs);
       }
     }
     const standing = this.heartbeat.standing;

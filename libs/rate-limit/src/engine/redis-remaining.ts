@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { InstanceStanding } from './instance-standing';
 import type { StoreEntry, StoreReply } from '../store/rate-limit-store.interface';
+import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { capacityOf, unitsHeldMs } from '../policy/rate-limit-algorithm';
 import { leftShareOf, splitOf } from './outage-share';
 
@@ -12,16 +13,10 @@ interface Seen {
   /** The first reply of the current run of falling remainders: the fleet's pace since then. */
   fromRemaining: number;
   fromMs: number;
-  /** The key's capacity: this instance's split of it bounds what it admits in the run. */
-  capacity: number;
+  /** The key's policy when last noted: its capacity and how long admissions stay counted. */
+  policy: RateLimitPolicy;
   /** Admitted by Redis for this instance since the run began (its own part of the run). */
   admitted: number;
-  /**
-   * How long those admissions surely stay counted (unitsHeldMs): a run older than that at the
-   * outage (a client draining a bucket slower than it refills) has had some of them refilled or
-   * expired, and its own admissions bound nothing.
-   */
-  heldMs: number;
   /** What was probably left when Redis stopped answering; set at the first fallback decision. */
   leftAtOutage?: number;
   /** Admitted by this instance's fallback since. */
@@ -82,10 +77,9 @@ export class RedisRemaining {
           atMs,
           fromRemaining: continues ? last.fromRemaining : remaining,
           fromMs: continues ? last.fromMs : atMs,
-          capacity: capacityOf(policy),
+          policy,
           admitted:
             (continues ? last.admitted : 0) + (reply.admitted && allowed ? entries[i].cost : 0),
-          heldMs: unitsHeldMs(policy),
           spent: 0,
           unknown: 0,
         },
@@ -123,21 +117,21 @@ export class RedisRemaining {
    * nothing about: this instance then assumes the other instances sent as many, and that Redis
    * may have admitted them all, before it gives the key its share (an instance that had not yet
    * heard back about a client when Redis went away would otherwise hand out a whole share on
-   * top of what the others had admitted). `capacity` and `keepMs` describe a fresh key.
+   * top of what the others had admitted). `keepMs`: how long a fresh key's state lives.
    */
-  noteUnknown(key: string, cost: number, capacity: number, keepMs: number): void {
+  noteUnknown(key: string, cost: number, policy: RateLimitPolicy, keepMs: number): void {
     let seen = this.seen.get(key);
     if (seen && seen.unknown === 0) return;
     if (!seen) {
       const atMs = this.clockMs();
+      const capacity = capacityOf(policy);
       seen = {
         remaining: capacity,
         atMs,
         fromRemaining: capacity,
         fromMs: atMs,
-        capacity,
+        policy,
         admitted: 0,
-        heldMs: 0,
         spent: 0,
         unknown: 0,
       };
@@ -155,7 +149,9 @@ export class RedisRemaining {
    * run: its last reply can be far behind the others' (a busy process reads replies late, a
    * single reply shows no pace), while what it admitted itself is exact. With requests spread
    * over the instances, the fleet then admits at most the capacity. Only while the run is
-   * recent enough that what it admitted is still counted (heldMs).
+   * recent enough that what it admitted is still counted (unitsHeldMs): one older than that at
+   * the outage (a client draining a bucket slower than it refills) has had some of it refilled
+   * or expired.
    */
   allowance(
     key: string,
@@ -170,8 +166,8 @@ export class RedisRemaining {
     const left = Math.max(0, seen.leftAtOutage - fleetUnknown);
     const share = leftShareOf(left, standing, fraction);
     const ownPart =
-      outageSinceMs - seen.fromMs < seen.heldMs
-        ? splitOf(seen.capacity, standing, fraction) - seen.admitted
+      outageSinceMs - seen.fromMs < unitsHeldMs(seen.policy)
+        ? splitOf(capacityOf(seen.policy), standing, fraction) - seen.admitted
         : share;
     return Math.min(share, ownPart) - seen.spent;
   }
