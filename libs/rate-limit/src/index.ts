@@ -73,6 +73,7 @@ export { NoClientOverrideError } from './errors/no-client-override.error';
 export { InvalidCostError } from './errors/invalid-cost.error';
 export { DuplicatePolicyError } from './errors/duplicate-policy.error';
 export { InvalidCursorError } from './errors/invalid-cursor.error';
+export { InvalidIdentityError } from './errors/invalid-identity.error';
 export { InvalidPolicyChangeError } from './errors/invalid-policy-change.error';
 export { StoredKeyConflictError } from './errors/stored-key-conflict.error';
 export { UncertainWriteError } from './errors/uncertain-write.error';

@@ -1,5 +1,6 @@
 import { type HttpException, UnauthorizedException } from '@nestjs/common';
 import { InvalidCursorError } from '../errors/invalid-cursor.error';
+import { InvalidIdentityError } from '../errors/invalid-identity.error';
 import { InvalidPolicyChangeError } from '../errors/invalid-policy-change.error';
 import { NoClientOverrideError } from '../errors/no-client-override.error';
 import { RateLimitStoreError } from '../errors/rate-limit-store.error';
@@ -25,6 +26,7 @@ describe('the admin API maps the library errors to HTTP in one place', () => {
       'No client override for this identity under rate limit policy "p"',
     ],
     [new InvalidCursorError(), 400, 'cursor must be a value returned by a previous page'],
+    [new InvalidIdentityError(), 400, /^identity must be .*ip:2001:db8:0:0::\/64/],
     [new StoredKeyConflictError('rl:policy:p', 'a hash'), 409, /^rl:policy:p holds a value/],
     [
       new RateLimitStoreError('unavailable', 'Redis is not connected'),

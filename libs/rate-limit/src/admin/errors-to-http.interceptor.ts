@@ -11,6 +11,7 @@ import {
 } from '@nestjs/common';
 import { catchError, throwError, type Observable } from 'rxjs';
 import { InvalidCursorError } from '../errors/invalid-cursor.error';
+import { InvalidIdentityError } from '../errors/invalid-identity.error';
 import { InvalidPolicyChangeError } from '../errors/invalid-policy-change.error';
 import { NoClientOverrideError } from '../errors/no-client-override.error';
 import { RateLimitStoreError } from '../errors/rate-limit-store.error';
@@ -29,6 +30,7 @@ export function toHttpError(error: unknown): unknown {
   if (error instanceof NoClientOverrideError) return new NotFoundException(error.message);
   if (error instanceof InvalidPolicyChangeError) return new BadRequestException(error.problems);
   if (error instanceof InvalidCursorError) return new BadRequestException(error.message);
+  if (error instanceof InvalidIdentityError) return new BadRequestException(error.message);
   if (error instanceof StoredKeyConflictError) return new ConflictException(error.message);
   if (error instanceof UncertainWriteError) return new GatewayTimeoutException(error.message);
   if (error instanceof RateLimitStoreError) {

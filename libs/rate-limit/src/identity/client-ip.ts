@@ -72,7 +72,7 @@ function compileTrustedProxies(trustProxy: string | readonly string[]) {
 const WITH_PORT = /^(?:(\d{1,3}(?:\.\d{1,3}){3})|\[([0-9A-Fa-f:.]+)\]):\d{1,5}$/;
 
 /** What normalizeIp answers for text that is no IP address (and no socket address at all). */
-const NOT_AN_IP = 'unknown';
+export const NOT_AN_IP = 'unknown';
 
 /**
  * IPv4 as is; IPv4-mapped IPv6 as IPv4; other IPv6 reduced to its /64, the usual size of one

@@ -1,4 +1,5 @@
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
+import { InvalidIdentityError } from '../errors/invalid-identity.error';
 import { encodeKeyPart } from './encode-key-part';
 import { IdentityFingerprint } from './identity-fingerprint';
 import { KeyBuilder } from './key-builder';
@@ -79,6 +80,13 @@ describe('KeyBuilder', () => {
     expect(keys.operatorTags(IP)).toEqual([keys.identityTag(IP)]);
     const listed = keys.listedIdentity(keys.identityTag(LONG));
     expect(keys.operatorTags(listed)).toEqual([keys.identityTag(listed), keys.identityTag(LONG)]);
+  });
+
+  it('means an address an operator types as the limiter keys it, and refuses ambiguous ones', () => {
+    const keys = new KeyBuilder('rl');
+    expect(keys.operatorTags('IP:::ffff:203.0.113.7')).toEqual([keys.identityTag(IP)]);
+    expect(keys.operatorTag('ip:2001:DB8::1')).toBe(keys.identityTag('ip:2001:db8:0:0::/64'));
+    expect(() => keys.operatorTags('ip:203.000.113.007')).toThrow(InvalidIdentityError);
   });
 
   it('remembers a tag, and forgets the remembered tags when the fingerprint changes', () => {

@@ -1,5 +1,6 @@
 import type { RateLimitAlgorithm } from '../policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
+import { operatorIdentity } from '../identity/operator-identity';
 import { boundedMemo } from '../util/bounded-memo';
 import { decodeKeyPart, encodeKeyPart, hashedKeyPartOf } from './encode-key-part';
 import {
@@ -83,11 +84,13 @@ export class KeyBuilder {
 
   /**
    * Every tag an operator may mean by `identity`: its own, and the key it is the listed form of
-   * (a hashed long value, or a fingerprint), if it is one.
+   * (a hashed long value, or a fingerprint), if it is one. An `ip:` identity is first brought to
+   * the limiter's form (operatorIdentity), or refused with InvalidIdentityError.
    */
   operatorTags(identity: string): string[] {
-    const listed = hashedKeyPartOf(identity) ?? fingerprintPartOf(identity);
-    const own = this.identityTag(identity);
+    const meant = operatorIdentity(identity);
+    const listed = hashedKeyPartOf(meant) ?? fingerprintPartOf(meant);
+    const own = this.identityTag(meant);
     return listed === undefined ? [own] : [own, this.tagOf(listed)];
   }
 
