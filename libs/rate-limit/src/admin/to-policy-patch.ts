@@ -5,6 +5,7 @@ import { SetClientOverrideDto } from './dto/set-client-override.dto';
 import { UpdatePolicyDto } from './dto/update-policy.dto';
 import { UpdateTierDto } from './dto/update-tier.dto';
 import { windowToMs } from './dto/window.validators';
+import { MAX_INPUT_DEPTH, nestedDeeperThan } from './input-depth';
 import type { PolicyPatch, TierPatch } from './policy-view.interface';
 
 const PATCH_FIELDS: readonly (keyof UpdatePolicyDto)[] = [
@@ -48,10 +49,16 @@ const ALLOWED_FIELDS = new Map<unknown, readonly string[]>([
  * ValidationPipe's whitelist misses fields named after members of objects and classes
  * (`{"constructor": 1}`, `{"prototype": 0}`, `?__proto__=`), and class-transformer drops them
  * silently: every own key of the raw object outside the allow-list is refused, in the same 400
- * as the other bad fields.
+ * as the other bad fields. Input nested deeper than any admin input is refused before
+ * class-transformer, which would overflow the stack on it (a 500).
  */
 class AdminValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (nestedDeeperThan(value, MAX_INPUT_DEPTH)) {
+      throw new BadRequestException([
+        `${metadata.type} must not nest objects or arrays more than ${MAX_INPUT_DEPTH} levels deep`,
+      ]);
+    }
     const allowed = ALLOWED_FIELDS.get(metadata.metatype);
     const missed =
       allowed && typeof value === 'object' && value !== null && !Array.isArray(value)
