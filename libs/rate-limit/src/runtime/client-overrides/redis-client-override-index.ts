@@ -1,6 +1,7 @@
 import { InvalidCursorError } from '../../errors/invalid-cursor.error';
 import { BACKGROUND_TIMEOUT_MS } from '../../rate-limit.constants';
 import type { RedisClient } from '../../store/redis/redis-script';
+import { isScanCursor, refusedCursor } from '../../store/redis/scan-cursor';
 import { withTimeout } from '../../store/redis/with-timeout';
 import {
   parseRecord,
@@ -39,9 +40,9 @@ export class RedisClientOverrideIndex implements ClientOverrideIndex {
   }
 
   async page(policy: string, cursor: string | null, count: number): Promise<ClientOverridePage> {
-    if (cursor !== null && !/^\d{1,20}$/.test(cursor)) throw new InvalidCursorError();
+    if (cursor !== null && !isScanCursor(cursor)) throw new InvalidCursorError();
     const [next, flat] = await withTimeout(
-      this.client.hscan(this.key(policy), cursor ?? '0', 'COUNT', count),
+      this.client.hscan(this.key(policy), cursor ?? '0', 'COUNT', count).catch(refusedCursor),
       BACKGROUND_TIMEOUT_MS,
     );
     const records: [string, ClientOverrideRecord][] = [];

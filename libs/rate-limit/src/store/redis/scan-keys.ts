@@ -1,7 +1,8 @@
-import { Cluster, ReplyError, type Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import { InvalidCursorError } from '../../errors/invalid-cursor.error';
 import type { ScanPage } from '../rate-limit-store.interface';
 import type { RedisClient } from './redis-script';
+import { isScanCursor, refusedCursor } from './scan-cursor';
 import { withTimeout } from './with-timeout';
 import { BACKGROUND_TIMEOUT_MS } from '../../rate-limit.constants';
 
@@ -46,15 +47,7 @@ function sortedMasters(cluster: Cluster): Redis[] {
 
 /** `<master>:<SCAN cursor>`, as given out above; anything else was not. */
 function parseCursor(cursor: string | null): [number, string] {
-  const match = cursor === null ? null : /^(\d{1,4}):(\d{1,20})$/.exec(cursor);
-  if (cursor !== null && !match) throw new InvalidCursorError();
+  const match = cursor === null ? null : /^(\d{1,4}):(\d+)$/.exec(cursor);
+  if (cursor !== null && !(match && isScanCursor(match[2]))) throw new InvalidCursorError();
   return match ? [Number(match[1]), match[2]] : [0, '0'];
-}
-
-/** Well-formed but not one Redis gave out (past 2^64): Redis refuses it. */
-function refusedCursor(error: unknown): never {
-  if (error instanceof ReplyError && /invalid cursor/i.test((error as Error).message)) {
-    throw new InvalidCursorError();
-  }
-  throw error;
 }
