@@ -122,7 +122,7 @@ export function OverrideForm({ base, onSaved }: { base: string; onSaved: () => v
           ? "Blank thresholds are the policy's (or the client's tier's)."
           : f.action === 'allow'
             ? 'The client is never limited (its requests are still counted).'
-            : 'Every request of the client is rejected with the message.'}
+            : "Every request of the client is rejected with the message ('Forbidden' when left blank)."}
       </p>
       <ActionStatus action={save} testId="override-error" />
       <div class="buttons">

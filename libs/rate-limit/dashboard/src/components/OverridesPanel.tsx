@@ -14,7 +14,8 @@ const PAGE = 100;
 
 function what(o: ClientOverrideView): string {
   if (o.action === 'allow') return 'never limited';
-  if (o.action === 'deny') return o.message ? `denied: “${o.message}”` : 'denied';
+  // What the client is told: without a message of its own, the API's default.
+  if (o.action === 'deny') return `denied: “${o.message ?? 'Forbidden'}”`;
   const parts: string[] = [];
   if (o.limit !== undefined) parts.push(`limit ${fmtCount(o.limit)}`);
   if (o.windowMs !== undefined) parts.push(`per ${fmtDuration(o.windowMs)}`);

@@ -1,4 +1,6 @@
-import { registerDecorator, type ValidationOptions } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { Matches, registerDecorator, type ValidationOptions } from 'class-validator';
+import { DENY_MESSAGE_RULES } from '../../policy/client-override';
 
 /**
  * RFC 3339 (ISO 8601) date-time with its offset: without one, the instant would depend on the
@@ -54,4 +56,11 @@ export function NotWith(other: string, options?: ValidationOptions): PropertyDec
           `${args?.property} and ${other} are exclusive: send only one of them`,
       },
     });
+}
+
+/** A deny message's rules (DENY_MESSAGE_RULES, which ClientOverrides applies too), each a 400. */
+export function DenyMessageRules(): PropertyDecorator {
+  return applyDecorators(
+    ...DENY_MESSAGE_RULES.map(([rule, message]) => Matches(rule, { message })),
+  );
 }

@@ -115,6 +115,20 @@ describe('SetClientOverrideDto (PUT /admin/policies/:name/clients/:identity)', (
       { action: 'deny', message: 'a\r\nSet-Cookie: x' },
       'message must not contain control characters',
     ],
+    ['an empty message', { action: 'deny', message: '' }, 'message must not be blank'],
+    ['a blank message', { action: 'deny', message: '  ' }, 'message must not be blank'],
+    [
+      'a message with a C1 control',
+      { action: 'deny', message: 'a\u0085b' },
+      'message must not contain control characters',
+    ],
+    ...['\u202e', '\u200e', '\u200b', '\ufeff', '\u2028', '\u2029', '\ud800'].map(
+      (char): [string, object, string] => [
+        `a message with U+${char.charCodeAt(0).toString(16).toUpperCase()}`,
+        { action: 'deny', message: `Paid${char}etats` },
+        'message must not contain format characters (such as U+202E or U+200B), line or paragraph separators',
+      ],
+    ),
     ['a date without a time zone', { expiresAt: '2026-01-02T00:00:00' }, 'expiresAt must be'],
     ['a date only', { expiresAt: '2026-01-02' }, 'expiresAt must be an ISO 8601 date-time'],
     ['a day the month lacks', { expiresAt: '2026-02-30T00:00:00Z' }, 'expiresAt must be'],

@@ -3,9 +3,10 @@ import { IsIn, IsString, Matches, MaxLength } from 'class-validator';
 import {
   CLIENT_OVERRIDE_ACTIONS,
   MAX_DENY_MESSAGE_LENGTH,
+  WITHOUT_CONTROL_CHARACTERS,
   type ClientOverrideAction,
 } from '../../policy/client-override';
-import { IsInstant, NotWith } from './client-override.validators';
+import { DenyMessageRules, IsInstant, NotWith } from './client-override.validators';
 import {
   CountField,
   DURATION_SCHEMA,
@@ -56,7 +57,10 @@ export class SetClientOverrideDto {
   burst?: number;
 
   @ApiPropertyOptional({
-    description: "`deny` only: what the client is told (default 'Forbidden').",
+    description:
+      "`deny` only: what the client is told; left out, 'Forbidden'. Not blank; no control or " +
+      'format characters (such as U+202E), line or paragraph separators.',
+    minLength: 1,
     maxLength: MAX_DENY_MESSAGE_LENGTH,
     example: 'Your API key was revoked; contact support',
   })
@@ -64,8 +68,8 @@ export class SetClientOverrideDto {
   @IsString()
   @MaxLength(MAX_DENY_MESSAGE_LENGTH)
   // It is sent to the client in a response body: no line breaks or terminal escapes.
-  // eslint-disable-next-line no-control-regex
-  @Matches(/^[^\u0000-\u001f\u007f]*$/, { message: 'message must not contain control characters' })
+  @Matches(WITHOUT_CONTROL_CHARACTERS, { message: 'message must not contain control characters' })
+  @DenyMessageRules()
   message?: string;
 
   @ApiPropertyOptional({

@@ -15,6 +15,9 @@ const BURST = `burst must be an integer from 1 to ${MAX_LIMIT}`;
 const WINDOW = `window must be a whole number of ms from 1 to ${MAX_WINDOW_MS}`;
 const EXPIRY = 'expiresAt must be in the future, at most 366 days ahead';
 const CONTROL = 'message must be text without control characters';
+const BLANK = "message must not be blank: leave it out for the default 'Forbidden'";
+const FORMAT =
+  'message must not contain format characters (such as U+202E or U+200B), line or paragraph separators';
 
 describe('clientOverrideProblems', () => {
   it.each([
@@ -22,7 +25,7 @@ describe('clientOverrideProblems', () => {
     [{ action: 'deny' }],
     [{ action: 'deny', message: 'Account suspended: see /billing' }],
     [{ action: 'deny', message: 'x'.repeat(200) }],
-    [{ action: 'deny', message: '' }],
+    [{ action: 'deny', message: 'Arrêté 🦀: « voir /facturation »' }],
     [{ action: 'quota', limit: 1 }],
     [{ action: 'quota', windowMs: MAX_WINDOW_MS }],
     [{ action: 'quota', burst: MAX_LIMIT }],
@@ -92,6 +95,30 @@ describe('clientOverrideProblems', () => {
       expect(problemsOf({ action: 'deny', message })).toEqual([CONTROL]);
     },
   );
+
+  // The client of a blank message gets 'Forbidden', not what the listing shows.
+  it.each([[''], [' '], ['\u3000 ']])('refuses the blank deny message %j', (message) => {
+    expect(problemsOf({ action: 'deny', message })).toEqual([BLANK]);
+  });
+
+  it.each([
+    ['\u0085next line'], // C1 control
+    ['\u009b31m'],
+  ])('refuses the deny message %j with a C1 control character', (message) => {
+    expect(problemsOf({ action: 'deny', message })).toEqual([CONTROL]);
+  });
+
+  it.each([
+    ['right-to-left override', 'Paid \u202eetats'],
+    ['left-to-right mark', 'a\u200eb'],
+    ['zero-width space', 'a\u200bb'],
+    ['byte-order mark', '\ufeffhi'],
+    ['line separator', 'one\u2028two'],
+    ['paragraph separator', 'one\u2029two'],
+    ['lone surrogate', 'a\ud800b'],
+  ])('refuses a deny message with a %s', (_what, message) => {
+    expect(problemsOf({ action: 'deny', message })).toEqual([FORMAT]);
+  });
 
   it.each([[5], [null], [{ text: 'x' }]])('refuses the non-text deny message %p', (message) => {
     expect(problemsOf({ action: 'deny', message: message as never })).toEqual([CONTROL]);

@@ -1,6 +1,8 @@
 import {
   CLIENT_OVERRIDE_ACTIONS,
+  DENY_MESSAGE_RULES,
   MAX_DENY_MESSAGE_LENGTH,
+  WITHOUT_CONTROL_CHARACTERS,
   type ClientOverride,
 } from '../../policy/client-override';
 import { MAX_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS } from '../../policy/policy-limits';
@@ -50,11 +52,14 @@ export function clientOverrideProblems(
   }
   if (message !== undefined) {
     if (action !== 'deny') problems.push("message is only for action 'deny'");
-    // eslint-disable-next-line no-control-regex
-    else if (typeof message !== 'string' || /[\u0000-\u001f\u007f]/.test(message)) {
+    else if (typeof message !== 'string' || !WITHOUT_CONTROL_CHARACTERS.test(message)) {
       problems.push('message must be text without control characters');
     } else if (message.length > MAX_DENY_MESSAGE_LENGTH) {
       problems.push(`message must be at most ${MAX_DENY_MESSAGE_LENGTH} characters`);
+    } else {
+      for (const [rule, problem] of DENY_MESSAGE_RULES) {
+        if (!rule.test(message)) problems.push(problem);
+      }
     }
   }
   if (expiresAt !== undefined && !isIntegerIn(expiresAt, nowMs + 1, nowMs + MAX_WINDOW_MS)) {
