@@ -13,12 +13,14 @@ import { SkipRateLimit } from '../decorators/skip-rate-limit.decorator';
 import { AdminTokenGuard } from './admin-token.guard';
 import { AdminErrorResponseDto, AdminTooManyFailuresDto } from './dto/error-response.dto';
 import { RateLimitHttpErrorsInterceptor } from './errors-to-http.interceptor';
+import { NoSniffGuard } from './no-sniff.guard';
 import { createAdminValidationPipe } from './to-policy-patch';
 
 /**
  * What every admin controller is: under `path` (default `policies`; RateLimitAdminModule mounts
  * it under its own `path`), behind the bearer token, validated, with the library's errors as HTTP answers, never
- * rate limited itself (failed token attempts are, by the guard), and documented alike.
+ * rate limited itself (failed token attempts are, by the guard), never sniffed by a browser
+ * (`nosniff` on every answer), and documented alike.
  */
 export const AdminController = (path = 'policies'): ClassDecorator =>
   applyDecorators(
@@ -39,7 +41,7 @@ export const AdminController = (path = 'policies'): ClassDecorator =>
       type: AdminErrorResponseDto,
     }),
     SkipRateLimit(),
-    UseGuards(AdminTokenGuard),
+    UseGuards(NoSniffGuard, AdminTokenGuard),
     UsePipes(createAdminValidationPipe()),
     UseInterceptors(RateLimitHttpErrorsInterceptor),
     Controller(path),

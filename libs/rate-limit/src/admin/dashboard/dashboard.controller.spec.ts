@@ -108,6 +108,51 @@ describe('the dashboard route', () => {
     expect(res.body.message).toContain('npm run build');
   });
 
+  it('marks every answer nosniff: the page, its files, the 404 that names a file, the 503', async () => {
+    app = await boot(RateLimitAdminModule.forRoot({ token: TOKEN }), BUILT);
+    const server = app.getHttpServer();
+    const missing = await request(server).get(
+      '/admin/dashboard/%3Cscript%3Ealert(1)%3C%2Fscript%3E',
+    );
+    expect(missing.status).toBe(404);
+    expect(missing.body.message).toContain('<script>');
+    const answers = [
+      missing,
+      await request(server).get('/admin/dashboard/'),
+      await request(server).get('/admin/dashboard/assets/app-1.js'),
+      await request(server).get('/admin/dashboard/assets/missing.js'),
+    ];
+    await app.close();
+    app = await boot(RateLimitAdminModule.forRoot({ token: TOKEN }), undefined);
+    answers.push(await request(app.getHttpServer()).get('/admin/dashboard'));
+    expect(answers.map((res) => [res.status, res.headers['x-content-type-options']])).toEqual([
+      [404, 'nosniff'],
+      [200, 'nosniff'],
+      [200, 'nosniff'],
+      [404, 'nosniff'],
+      [503, 'nosniff'],
+    ]);
+  });
+
+  it("marks the admin API's errors nosniff, before the token is checked", async () => {
+    app = await boot(RateLimitAdminModule.forRoot({ token: TOKEN }), BUILT);
+    const auth = { Authorization: `Bearer ${TOKEN}` };
+    const server = app.getHttpServer();
+    const answers = [
+      await request(server).get('/admin/policies'),
+      await request(server).get('/admin/policies/p/keys?count=0').set(auth),
+      await request(server)
+        .patch('/admin/policies/p')
+        .set(auth)
+        .send({ limit: [1] }),
+    ];
+    expect(answers.map((res) => [res.status, res.headers['x-content-type-options']])).toEqual([
+      [401, 'nosniff'],
+      [400, 'nosniff'],
+      [400, 'nosniff'],
+    ]);
+  });
+
   it.each([{ path: '../x' }, { path: '' }, { path: 3 }, 'yes', true])(
     'refuses dashboard option %p while the module is declared',
     (dashboard) => {

@@ -8,12 +8,14 @@ import {
   Req,
   Res,
   ServiceUnavailableException,
+  UseGuards,
   type StreamableFile,
   type Type,
 } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { SkipRateLimit } from '../../decorators/skip-rate-limit.decorator';
 import type { HeaderWriter } from '../../guard/set-response-header';
+import { NoSniffGuard } from '../no-sniff.guard';
 import { renderIndex, type DashboardAsset } from './dashboard-assets';
 import { sendAsset } from './dashboard-response';
 
@@ -29,11 +31,14 @@ interface RequestLine {
 /**
  * The dashboard's controller for one mount `path` (relative to the admin module's own path).
  * The page and its files are public: they hold no data; everything the page shows comes from
- * the admin API with the bearer token the operator types in. Not rate limited, not in Swagger.
+ * the admin API with the bearer token the operator types in. Not rate limited, not in Swagger;
+ * every answer, errors included, is `nosniff`.
  */
 export function dashboardController(path: string): Type<unknown> {
   @ApiExcludeController()
   @SkipRateLimit()
+  // Its 404 names the file asked for: no browser may take that JSON for a page.
+  @UseGuards(NoSniffGuard)
   @Controller(path)
   class RateLimitDashboardController {
     constructor(@Inject(DASHBOARD_ASSETS) private readonly assets: Assets) {}
