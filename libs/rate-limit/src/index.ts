@@ -41,6 +41,7 @@ export {
   type RateLimitExceededBody,
 } from './guard/rate-limit-exceeded.exception';
 export type { RateLimitRejection } from './guard/context-rejections';
+export { GraphqlRejection } from './guard/graphql-rejection';
 export {
   shedRememberedRejections,
   type ShedRememberedRejectionsOptions,

@@ -30,6 +30,8 @@ export function demoGraphqlModule(driver: GraphqlDriverName): DynamicModule {
           driver: ApolloDriver,
           fieldResolverEnhancers: [...SHARED.fieldResolverEnhancers],
           context: apolloContext,
+          // Apollo adds each error's stack (server paths) outside production; clients need none.
+          includeStacktraceInErrorResponses: false,
         });
   return { module: DemoGraphqlModule, imports: [graphql], providers: [QuotesResolver] };
 }

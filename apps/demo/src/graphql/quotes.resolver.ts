@@ -37,6 +37,12 @@ export class QuotesResolver {
     return { id, text: QUOTES[Math.abs(id) % QUOTES.length] };
   }
 
+  /** Not limited, as `GET /api/unlimited`: what a resolver costs without the limiter. */
+  @Query(() => Int)
+  quoteCount(): number {
+    return QUOTES.length;
+  }
+
   @Mutation(() => Int, { nullable: true })
   @RateLimit({ name: 'demo.graphql-like', algo: 'sliding-window', limit: 3, window: '10s' })
   like(): number {

@@ -1,7 +1,15 @@
 import { Logger } from '@nestjs/common';
 import { RpcException } from '@nestjs/microservices';
 import { WsException } from '@nestjs/websockets';
-import { GraphQLError } from 'graphql';
+import {
+  GraphQLError,
+  locatedError,
+  parse,
+  Source,
+  type FieldNode,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { GraphqlRejection } from './graphql-rejection';
 import type { HandlerKind } from '../context/handler-kind';
 import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
 import type { RouteTable } from '../registry/route-table';
@@ -41,6 +49,7 @@ describe('ContextRejections.error', () => {
     const error = rejections.error('graphql', REJECTION);
 
     expect(error).toBeInstanceOf(GraphQLError);
+    expect(error).toBeInstanceOf(GraphqlRejection);
     expect(error.message).toBe('Too Many Requests');
     expect((error as GraphQLError).extensions).toEqual({
       code: 'TOO_MANY_REQUESTS',
@@ -48,6 +57,23 @@ describe('ContextRejections.error', () => {
       policy: 'quotes',
       retryAfter: 3,
     });
+  });
+
+  it('locates a GraphQL rejection as graphql-js would, so graphql-js reports it as it is', async () => {
+    const rejections = await loaded('graphql');
+    const source = new Source('{\n  a: quote { id }\r\n  b: quote { id } }');
+    const operation = parse(source).definitions[0] as OperationDefinitionNode;
+    const field = operation.selectionSet.selections[1] as FieldNode;
+    const info = { fieldNodes: [field], path: { prev: { prev: undefined, key: 'b' }, key: 0 } };
+    const context = { getArgByIndex: (i: number) => [{}, {}, {}, info][i] };
+
+    const error = rejections.error('graphql', REJECTION, context as never) as GraphQLError;
+    const byGraphql = locatedError(new Error('Too Many Requests'), [field], ['b', 0]);
+
+    expect(error.path).toEqual(['b', 0]);
+    expect(error.locations).toEqual(byGraphql.locations);
+    expect(error.locations).toEqual([{ line: 3, column: 3 }]);
+    expect(locatedError(error, [field], ['b', 0])).toBe(error);
   });
 
   it('answers a WebSocket message with a WsException carrying an error status', async () => {
@@ -90,12 +116,6 @@ describe('ContextRejections.error', () => {
     expect(stackLines(new Error('ordinary'))).toBeGreaterThan(1);
   });
 
-  it('loads the GraphQL class for field resolvers too', async () => {
-    const rejections = await loaded('graphql-field');
-
-    expect(rejections.error('graphql', REJECTION)).toBeInstanceOf(GraphQLError);
-  });
-
   it('falls back to a plain error with the rejection fields, and warns, when not loaded', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const rejections = await loaded('rpc');
@@ -105,6 +125,12 @@ describe('ContextRejections.error', () => {
     expect(error.constructor).toBe(Error);
     expect({ ...error, message: error.message }).toEqual(REJECTION);
     expect(warn).toHaveBeenCalledWith('No ws error class loaded; rejecting with a plain error');
+  });
+
+  it('loads the GraphQL class for field resolvers too', async () => {
+    const rejections = await loaded('graphql-field');
+
+    expect(rejections.error('graphql', REJECTION)).toBeInstanceOf(GraphQLError);
   });
 
   it('loads at bootstrap the classes of the kinds the route table limits', async () => {

@@ -7,6 +7,7 @@ import {
 import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
 import type { HandlerKind } from '../context/handler-kind';
 import { RouteTable } from '../registry/route-table';
+import { locatedRejection, type GraphqlErrorClass } from './graphql-rejection';
 import { toSeconds } from './rate-limit-headers';
 import { rejectionMessage } from './rejection-exceptions';
 
@@ -24,17 +25,17 @@ export interface RateLimitRejection {
 
 type ErrorClass = new (...args: never[]) => Error;
 interface ContextErrorClasses {
-  graphql?: new (message: string, options: { extensions: object }) => Error;
+  graphql?: GraphqlErrorClass;
   ws?: new (error: object) => Error;
   rpc?: new (error: object) => Error;
 }
 
 /**
- * Turns a rejection into the error each non-HTTP context answers with: a `GraphQLError`, a
- * `WsException` (emitted as the `exception` event; the socket stays open) or an `RpcException`
- * (the caller's observable errors). Their classes come from optional peers, so they are loaded
- * at bootstrap only for the kinds of handler the application limits (known once every module's
- * init has run, before any call can arrive).
+ * Turns a rejection into the error each non-HTTP context answers with: a located `GraphQLError`
+ * (see `GraphqlRejection`), a `WsException` (emitted as the `exception` event; the socket stays
+ * open) or an `RpcException` (the caller's observable errors). Their classes come from optional
+ * peers, so they are loaded at bootstrap only for the kinds of handler the application limits
+ * (known once every module's init has run, before any call can arrive).
  */
 @Injectable()
 export class ContextRejections implements OnApplicationBootstrap {
@@ -48,8 +49,7 @@ export class ContextRejections implements OnApplicationBootstrap {
 
   async load(kinds: ReadonlySet<HandlerKind>): Promise<void> {
     if ((kinds.has('graphql') || kinds.has('graphql-field')) && !this.classes.graphql) {
-      this.classes.graphql = (await import('graphql'))
-        .GraphQLError as ContextErrorClasses['graphql'];
+      this.classes.graphql = (await import('graphql')).GraphQLError as GraphqlErrorClass;
     }
     if (kinds.has('ws') && !this.classes.ws) {
       this.classes.ws = (await import('@nestjs/websockets'))
@@ -67,17 +67,17 @@ export class ContextRejections implements OnApplicationBootstrap {
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0; // an expected outcome: no stack to capture per rejection
     try {
-      return this.create(type, rejection);
+      return this.create(type, rejection, context);
     } finally {
       Error.stackTraceLimit = limit;
     }
   }
 
-  private create(type: string, rejection: RateLimitRejection): Error {
+  private create(type: string, rejection: RateLimitRejection, context?: ExecutionContext): Error {
     const { graphql, ws, rpc } = this.classes;
     if (type === 'graphql' && graphql) {
       const { message, ...extensions } = rejection;
-      return new graphql(message, { extensions });
+      return locatedRejection(graphql, message, extensions, context?.getArgByIndex(3));
     }
     if (type === 'ws' && ws) return new ws({ status: 'error', ...rejection });
     if (type === 'rpc' && rpc) return new rpc(rejection);

@@ -12,20 +12,21 @@ import {
   ContextRejections,
   RATE_LIMITING_UNAVAILABLE,
   tooManyRequests,
+  type RateLimitRejection,
 } from './context-rejections';
 import type { RateLimitVerdict } from '../decision/rate-limit-decision.interface';
 import type { RateLimitConfig } from '../config/resolve-module-options';
-import { InvalidCostError } from '../errors/invalid-cost.error';
 import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
-import type { CompiledRoute, RoutePolicy } from '../registry/compiled-route';
+import type { CompiledRoute } from '../registry/compiled-route';
 import { PolicyRegistry } from '../registry/policy-registry';
 import { RejectedRoutes } from '../registry/rejected-routes';
 import { RouteTable } from '../registry/route-table';
 import { DecisionEngine } from '../engine/decision-engine';
 import type { PolicyRequest } from '../engine/policy-request';
-import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
+import { OperationGates } from './operation-gates';
 import { mostRestrictive, verdictHeaders } from './rate-limit-headers';
 import { rejectionException } from './rejection-exceptions';
+import { routeRequests } from './route-requests';
 import { setResponseHeader } from './set-response-header';
 
 /**
@@ -85,7 +86,7 @@ export class RateLimitGuard implements CanActivate {
     route: CompiledRoute,
     context: ExecutionContext,
   ): PolicyRequest[] | Promise<PolicyRequest[]> {
-    return this.collect(route, context, [], 0);
+    return routeRequests(this.registry, route, context);
   }
 
   /** On the HTTP response, including the one behind a GraphQL call; a socket or message has none. */
@@ -115,6 +116,10 @@ export class RateLimitGuard implements CanActivate {
     );
   }
 
+  /** Calls of one GraphQL operation take turns (aliases would otherwise each be decided). */
+  private readonly operations = new OperationGates();
+  private readonly operationRejections = new WeakMap<RateLimitVerdict, RateLimitRejection>();
+
   /** A remembered rejection is answered at once: a flood costs no promise and no round trip. */
   private decide(
     route: CompiledRoute,
@@ -122,7 +127,10 @@ export class RateLimitGuard implements CanActivate {
     requests: PolicyRequest[],
   ): boolean | Promise<boolean> {
     if (requests.length === 0) return true;
-    const verdict = this.engine.decide(requests);
+    const operation = graphqlOperationOf(context);
+    const verdict = operation
+      ? this.operations.decide(operation, requests, () => this.engine.decide(requests))
+      : this.engine.decide(requests);
     return verdict instanceof Promise
       ? verdict.then((decided) => this.conclude(route, context, decided))
       : this.conclude(route, context, verdict);
@@ -133,86 +141,31 @@ export class RateLimitGuard implements CanActivate {
     context: ExecutionContext,
     verdict: RateLimitVerdict,
   ): boolean {
+    // The gate repeats an operation's rejected verdict: its headers are written, its rejection built.
+    const repeated = this.operationRejections.get(verdict);
+    if (repeated) throw this.rejections.error('graphql', repeated, context);
     this.writeHeaders(context, verdict);
     if (verdict.allowed) return true;
-    const type = context.getType();
-    if (verdict.source === 'fail-closed') {
-      if (type === 'http') throw new ServiceUnavailableException('Rate limiting is unavailable');
-      throw this.rejections.error(type, { ...RATE_LIMITING_UNAVAILABLE }, context);
-    }
-    const decision = mostRestrictive(verdict.decisions)!;
+    const type = context.getType<string>();
     if (type === 'http') {
+      if (verdict.source === 'fail-closed') {
+        throw new ServiceUnavailableException('Rate limiting is unavailable');
+      }
       this.rejectedRoutes?.learn(context.switchToHttp().getRequest(), route);
-      throw rejectionException(decision);
+      throw rejectionException(mostRestrictive(verdict.decisions)!);
     }
-    throw this.rejections.error(type, tooManyRequests(decision), context);
-  }
-
-  /**
-   * Adds the route's policies from `from` on; waits only where a resolver (skip, identity,
-   * tier) does.
-   */
-  private collect(
-    route: CompiledRoute,
-    context: ExecutionContext,
-    requests: PolicyRequest[],
-    from: number,
-  ): PolicyRequest[] | Promise<PolicyRequest[]> {
-    for (let i = from; i < route.policies.length; i++) {
-      const routePolicy = route.policies[i];
-      const policy = this.registry.get(routePolicy.name)!;
-      if (!policy.enabled) continue;
-      // The usual case, nothing to resolve but a synchronous identity, builds no closure.
-      const plain = routePolicy.skip === undefined && routePolicy.tier === undefined;
-      const identity = plain ? routePolicy.identity(context) : undefined;
-      if (typeof identity === 'string') {
-        requests.push({ policy, identity, cost: costOf(routePolicy, context) });
-        continue;
-      }
-      const request = this.request(routePolicy, policy, context, identity);
-      if (request instanceof Promise) {
-        return request.then((resolved) => {
-          if (resolved) requests.push(resolved);
-          return this.collect(route, context, requests, i + 1);
-        });
-      }
-      if (request) requests.push(request);
-    }
-    return requests;
-  }
-
-  /** One policy's request: skipped (null), else its identity and tier, resolved in turn. */
-  private request(
-    routePolicy: RoutePolicy,
-    policy: RateLimitPolicy,
-    context: ExecutionContext,
-    pendingIdentity?: Promise<string>,
-  ): PolicyRequest | null | Promise<PolicyRequest | null> {
-    return then(routePolicy.skip?.(context), (skipped) => {
-      if (skipped === true) return null;
-      return then(pendingIdentity ?? routePolicy.identity(context), (identity) =>
-        then(routePolicy.tier?.(context), (tier) => ({
-          policy: (tier !== undefined && this.registry.getTier(routePolicy.name, tier)) || policy,
-          identity,
-          cost: costOf(routePolicy, context),
-        })),
-      );
-    });
+    const rejection =
+      verdict.source === 'fail-closed'
+        ? { ...RATE_LIMITING_UNAVAILABLE }
+        : tooManyRequests(mostRestrictive(verdict.decisions)!);
+    if (type === 'graphql') this.operationRejections.set(verdict, rejection);
+    throw this.rejections.error(type, rejection, context);
   }
 }
 
-/** `next(value)`, after it settles if it is a promise: synchronous resolvers stay synchronous. */
-function then<T, R>(value: T | Promise<T>, next: (resolved: T) => R | Promise<R>): R | Promise<R> {
-  return value instanceof Promise ? value.then(next) : next(value);
-}
-
-function costOf({ name, cost }: RoutePolicy, context: ExecutionContext): number {
-  return typeof cost === 'number' ? cost : checkedCost(name, cost(context));
-}
-
-function checkedCost(policy: string, cost: unknown): number {
-  if (typeof cost === 'number' && Number.isInteger(cost) && cost >= 1) return cost;
-  throw new InvalidCostError(
-    `The cost function of rate limit policy "${policy}" returned ${String(cost)}; expected an integer >= 1`,
-  );
+/** The context value GraphQL drivers create once per operation (per HTTP request). */
+function graphqlOperationOf(context: ExecutionContext): object | undefined {
+  if (context.getType<string>() !== 'graphql') return undefined;
+  const operation = context.getArgByIndex<unknown>(2);
+  return typeof operation === 'object' && operation !== null ? operation : undefined;
 }

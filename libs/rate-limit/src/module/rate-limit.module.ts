@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
 import { resolveModuleOptions, type RateLimitConfig } from '../config/resolve-module-options';
 import type { RateLimitModuleOptions } from '../config/rate-limit-module-options.interface';
 import { ContextRejections } from '../guard/context-rejections';
+import { GraphqlRejectionFilter } from '../guard/graphql-rejection.filter';
 import { DecisionEngine } from '../engine/decision-engine';
 import { FallbackStore } from '../engine/fallback-store';
 import { RateLimitGuard } from '../guard/rate-limit.guard';
@@ -151,6 +152,7 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
     RouteTable,
     RejectedRoutes,
     ContextRejections,
+    { provide: APP_FILTER, useClass: GraphqlRejectionFilter },
     PolicySync,
     PolicyStats,
     DecisionEngine,
