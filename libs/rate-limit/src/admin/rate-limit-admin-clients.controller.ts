@@ -17,7 +17,10 @@ import { toClientOverride } from './to-client-override';
 
 const IDENTITY = ApiParam({
   name: 'identity',
-  description: 'The identity, raw or as the keys listing shows it, URL-encoded',
+  description:
+    'The identity, raw or as the keys listing shows it, URL-encoded. An address in any ' +
+    "unambiguous spelling is taken in the limiter's form (`ip:203.0.113.7`, " +
+    '`ip:2001:db8:0:0::/64`); an ambiguous one is a 400.',
   example: 'key%3Aacme-prod',
 });
 
@@ -47,6 +50,7 @@ export class RateLimitAdminClientsController {
   @NAME
   @IDENTITY
   @ApiOkResponse({ type: ClientOverrideViewDto })
+  @BAD_INPUT
   @ApiNotFoundResponse({
     description: 'No such policy, or the client has no override under it',
     type: AdminErrorResponseDto,
@@ -86,6 +90,7 @@ export class RateLimitAdminClientsController {
   @NAME
   @IDENTITY
   @ApiNoContentResponse({ description: 'Removed (also when the client had none)' })
+  @BAD_INPUT
   @UNKNOWN
   async remove(@Param('name') name: string, @Param('identity') identity: string): Promise<void> {
     await this.clients.remove(name, identity);

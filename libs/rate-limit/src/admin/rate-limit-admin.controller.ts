@@ -127,10 +127,13 @@ export class RateLimitAdminController {
   @NAME
   @ApiParam({
     name: 'identity',
-    description: 'The identity as listed by the keys route, URL-encoded',
+    description:
+      'The identity as listed by the keys route, or raw, URL-encoded. An address in any ' +
+      "unambiguous spelling is taken in the limiter's form; an ambiguous one is a 400.",
     example: 'ip%3A203.0.113.7',
   })
   @ApiNoContentResponse({ description: 'Reset (also when the identity had no state)' })
+  @BAD_INPUT
   @UNKNOWN
   async resetKey(@Param('name') name: string, @Param('identity') identity: string): Promise<void> {
     await this.admin.resetKey(name, identity);
