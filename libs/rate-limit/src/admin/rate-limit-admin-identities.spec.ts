@@ -112,6 +112,12 @@ describe.each<[string, RateLimitModuleOptions]>([
     await from('203.0.113.7').expect(200);
   });
 
+  it('takes the fingerprint form of an address only where addresses are fingerprinted', async () => {
+    const fingerprint = 'ip:(hmac:AAAAAAAAAAAAAAAAAAAAAA)';
+    const res = await http().put(clientUrl(fingerprint)).set(AUTH).send({ action: 'deny' });
+    expect(res.status).toBe(options.identityHashing ? 200 : 400);
+  });
+
   it('a key reset by another spelling of the address resets the client', async () => {
     for (const address of ['2001:db8::5', '2001:db8::6']) await from(address).expect(200);
     await from('2001:db8::7').expect(429);

@@ -26,13 +26,21 @@ describe('operatorIdentity', () => {
     ['ip:2001:DB8:0:0:0:0:0:0/64', 'ip:2001:db8:0:0::/64'],
     ['ip:2001:db8::1/64', 'ip:2001:db8:0:0::/64'],
     ['ip:::', 'ip:0:0:0:0::/64'],
-    // The admin API's listed forms of hashed identities.
-    [FINGERPRINT, FINGERPRINT],
-    [FINGERPRINT.replace('ip:', 'IP:'), FINGERPRINT],
+    // The admin API's listed form of a long ip: identity a caller of consume() made up.
     [HASHED, HASHED],
   ])('takes %j as %j', (typed, meant) => {
-    expect(operatorIdentity(typed)).toBe(meant);
-    expect(operatorIdentity(meant)).toBe(meant);
+    expect(operatorIdentity(typed, false)).toBe(meant);
+    expect(operatorIdentity(meant, false)).toBe(meant);
+  });
+
+  it('takes the listed fingerprint of an address only when addresses are hashed', () => {
+    expect(operatorIdentity(FINGERPRINT, true)).toBe(FINGERPRINT);
+    expect(operatorIdentity(FINGERPRINT.replace('ip:', 'IP:'), true)).toBe(FINGERPRINT);
+    expect(operatorIdentity('ip:2001:DB8::1', true)).toBe('ip:2001:db8:0:0::/64');
+    // In clear, no request is keyed by a fingerprint: an override there would match no one.
+    expect(() => operatorIdentity(FINGERPRINT, false)).toThrow(InvalidIdentityError);
+    // Hashed, every address is fingerprinted, none cut and hashed.
+    expect(() => operatorIdentity(HASHED, true)).toThrow(InvalidIdentityError);
   });
 
   it.each([
@@ -62,8 +70,8 @@ describe('operatorIdentity', () => {
     'ip:*',
     'ip:(hmac:short)',
   ])('refuses %j, naming the forms it takes', (typed) => {
-    expect(() => operatorIdentity(typed)).toThrow(InvalidIdentityError);
-    expect(() => operatorIdentity(typed)).toThrow(
+    expect(() => operatorIdentity(typed, true)).toThrow(InvalidIdentityError);
+    expect(() => operatorIdentity(typed, false)).toThrow(
       /^identity must be .* ip:203\.0\.113\.7 or ip:2001:db8:0:0::\/64 /,
     );
   });
@@ -71,7 +79,8 @@ describe('operatorIdentity', () => {
   it.each(['user:Bob', 'key:IP:203.0.113.7', ' ip:x', 'h:x-tenant:ACME', 'route:p', 'anything'])(
     "takes %j, which is no ip: identity, as it is: it is the application's own",
     (identity) => {
-      expect(operatorIdentity(identity)).toBe(identity);
+      expect(operatorIdentity(identity, false)).toBe(identity);
+      expect(operatorIdentity(identity, true)).toBe(identity);
     },
   );
 
@@ -80,7 +89,7 @@ describe('operatorIdentity', () => {
     fc.assert(
       fc.property(address, fc.boolean(), (ip, upper) => {
         const typed = `ip:${upper ? ip.toUpperCase() : ip}`;
-        expect(operatorIdentity(typed)).toBe(`ip:${normalizeIp(ip)}`);
+        expect(operatorIdentity(typed, upper)).toBe(`ip:${normalizeIp(ip)}`);
       }),
       { numRuns: 2_000 },
     );
@@ -90,8 +99,8 @@ describe('operatorIdentity', () => {
     fc.assert(
       fc.property(fc.ipV4Extended(), (ip) => {
         const plain = /^(0|[1-9]\d*)(\.(0|[1-9]\d*)){3}$/.test(ip);
-        if (plain) expect(operatorIdentity(`ip:${ip}`)).toBe(`ip:${ip}`);
-        else expect(() => operatorIdentity(`ip:${ip}`)).toThrow(InvalidIdentityError);
+        if (plain) expect(operatorIdentity(`ip:${ip}`, false)).toBe(`ip:${ip}`);
+        else expect(() => operatorIdentity(`ip:${ip}`, false)).toThrow(InvalidIdentityError);
       }),
       { numRuns: 2_000 },
     );

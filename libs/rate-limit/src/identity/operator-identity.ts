@@ -13,22 +13,21 @@ const IPV6_CLIENT_PREFIX = '/64';
  * too) goes through normalizeIp, as a request's address does: IPv4-mapped IPv6 becomes IPv4, an
  * IPv6 address or any spelling of its /64 becomes the limiter's `a:b:c:d::/64`, hex is lower
  * case. A spelling that is no address, or an ambiguous one, is refused (InvalidIdentityError):
- * stored as typed it would never match a client. The admin API's listed forms (`ip:unknown`, a
- * fingerprint, a hashed long value) are kept as they are; other kinds are the application's own
- * text, taken as given.
+ * stored as typed it would never match a client. The forms the admin API lists addresses in are
+ * kept as they are: `ip:unknown`, and a fingerprint when `addressesHashed` (identityHashing.ips),
+ * else a hashed long value (an `ip:` identity made up by a caller of consume()). Other kinds are
+ * the application's own text, taken as given.
  */
-export function operatorIdentity(identity: string): string {
+export function operatorIdentity(identity: string, addressesHashed: boolean): string {
   if (!IP_KIND.test(identity)) return identity;
   const address = identity.slice(3);
   const typed = `ip:${address}`;
-  if (address === NOT_AN_IP || isListedForm(typed)) return typed;
+  if (address === NOT_AN_IP) return typed;
+  const listed = addressesHashed ? fingerprintPartOf(typed) : hashedKeyPartOf(typed);
+  if (listed !== undefined) return typed;
   const canonical = addressForm(address) ?? prefixForm(address);
   if (canonical === undefined) throw new InvalidIdentityError();
   return `ip:${canonical}`;
-}
-
-function isListedForm(identity: string): boolean {
-  return hashedKeyPartOf(identity) !== undefined || fingerprintPartOf(identity) !== undefined;
 }
 
 /**

@@ -40,10 +40,15 @@ export class IdentityFingerprint {
     private readonly scope: FingerprintScope,
   ) {}
 
+  /** Whether the identity is keyed by its fingerprint (else in clear). */
+  covers(identity: string): boolean {
+    if (identity.startsWith('route:')) return false;
+    return this.scope.ips || !identity.startsWith('ip:');
+  }
+
   /** The encoded key part of an identity: its fingerprinted form, or undefined to keep it. */
   keyPart(identity: string): string | undefined {
-    if (identity.startsWith('route:')) return undefined;
-    if (!this.scope.ips && identity.startsWith('ip:')) return undefined;
+    if (!this.covers(identity)) return undefined;
     const kind = kindOf(identity);
     const value = identity.slice(kind.length);
     const hint =

@@ -45,6 +45,8 @@ export class KeyBuilder {
    */
   clientOverridesInUse = false;
   private fingerprint?: IdentityFingerprint;
+  /** Whether `ip:` identities are keyed by their fingerprint (identityHashing.ips). */
+  private addressesHashed = false;
 
   constructor(readonly prefix: string) {
     this.useFingerprint(undefined);
@@ -56,6 +58,7 @@ export class KeyBuilder {
    */
   useFingerprint(fingerprint: IdentityFingerprint | undefined): void {
     this.fingerprint = fingerprint;
+    this.addressesHashed = fingerprint?.covers('ip:') ?? false;
     // A new memo: tags made with another secret must not be served any more.
     this.identityTag = boundedMemo((identity) => this.tagOf(this.keyPartOf(identity)));
   }
@@ -88,7 +91,7 @@ export class KeyBuilder {
    * the limiter's form (operatorIdentity), or refused with InvalidIdentityError.
    */
   operatorTags(identity: string): string[] {
-    const meant = operatorIdentity(identity);
+    const meant = operatorIdentity(identity, this.addressesHashed);
     const listed = hashedKeyPartOf(meant) ?? fingerprintPartOf(meant);
     const own = this.identityTag(meant);
     return listed === undefined ? [own] : [own, this.tagOf(listed)];
