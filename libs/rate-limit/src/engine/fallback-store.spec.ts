@@ -91,6 +91,26 @@ describe('FallbackStore (memory fallback while Redis is away)', () => {
     },
   );
 
+  it.each(RATE_LIMIT_ALGORITHMS)(
+    '%s: requests decided at the same time admit no more than their share of what Redis left',
+    async (algo) => {
+      const p = policy(algo);
+      const instances = fleet(3);
+      // 44 left: a share of 14 each. The timeouts of a burst end together, so the fallback
+      // decides its requests all at once.
+      instances.forEach((s) => s.note([entry(p)], redisSaid(44)));
+      const counts = await Promise.all(
+        instances.map(async (s) => {
+          const replies = await Promise.all(
+            Array.from({ length: 100 }, () => s.decide('consume', [entry(p)])),
+          );
+          return replies.filter((reply) => reply.admitted).length;
+        }),
+      );
+      expect(counts).toEqual([14, 14, 14]);
+    },
+  );
+
   it('refuses a client Redis said was at its limit until that reset time, charging nothing', async () => {
     const p = policy('fixed-window');
     const [store] = fleet(2);
@@ -229,23 +249,18 @@ describe('RedisRemaining: what was left when Redis stopped answering', () => {
   });
 });
 
-describe('FallbackStore: requests whose call timed out before Redis said anything', () => {
-  it('count as admitted on every instance before a share is given (one of 3, 5 unknown)', async () => {
+describe('FallbackStore: a client first seen while Redis is frozen', () => {
+  it("gets the documented shares however many of its calls timed out (their answers are the fallback's)", async () => {
     const p = policy('fixed-window');
-    const [store] = fleet(3);
-    // Five calls of this client timed out: the fleet may have had 15 admitted by Redis.
-    for (let i = 0; i < 5; i++) {
-      await store.decide('consume', [entry(p, 'u')], undefined, Date.now(), true);
-    }
-    // floor((50 - 15) / 3) = 11 in all, the five above included.
-    expect(5 + (await admits(store, entry(p, 'u')))).toBe(11);
-  });
-
-  it('leave a key Redis has answered about to what Redis said', async () => {
-    const p = policy('gcra');
-    const [store] = fleet(1);
-    store.note([entry(p, 'n')], redisSaid(4));
-    await store.decide('consume', [entry(p, 'n')], undefined, Date.now(), true);
-    expect(await admits(store, entry(p, 'n'))).toBe(3);
+    // 100 requests per instance, all failing together (their timeouts end on one timer).
+    const counts = await Promise.all(
+      fleet(3).map(async (store) => {
+        const replies = await Promise.all(
+          Array.from({ length: 100 }, () => store.decide('consume', [entry(p, 'first')])),
+        );
+        return replies.filter((reply) => reply.admitted).length;
+      }),
+    );
+    expect(counts).toEqual([17, 17, 16]);
   });
 });

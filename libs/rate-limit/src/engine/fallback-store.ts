@@ -1,6 +1,6 @@
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import type { InstanceStanding, StandingSource } from './instance-standing';
-import type { MemoryStore } from '../store/memory/memory-store';
+import { clockUs, type MemoryStore } from '../store/memory/memory-store';
 import type {
   StoreEntry,
   StoreOp,
@@ -52,26 +52,19 @@ export class FallbackStore {
   }
 
   /**
-   * `outageSinceMs`: when Redis stopped answering (the start of the first call that failed);
-   * `unknownOutcome`: this request's own call timed out, so Redis may have admitted it.
+   * Decides at once, without a promise: the requests of a burst fail together (their timeouts
+   * end on one timer), and each must see what the ones before it admitted from the share.
+   * `outageSinceMs`: when Redis stopped answering (the start of the first call that failed).
    */
-  async decide(
+  decide(
     op: StoreOp,
     entries: readonly StoreEntry[],
-    nowUs?: number,
+    nowUs: number = clockUs(),
     outageSinceMs: number = Date.now(),
-    unknownOutcome = false,
-  ): Promise<StoreReply> {
+  ): StoreReply {
     const shared = entries.map((entry) => ({ ...entry, policy: this.policyFor(entry.policy) }));
     // A refund never reaches the fallback: it decides every group of a request in one call.
-    if (op !== 'consume') return this.memory.decide(op, shared, nowUs);
-    if (unknownOutcome) {
-      for (const { key, policy, cost } of entries) {
-        if (policy.mode === 'shadow') continue;
-        const keepMs = (policy.windowMs * Math.max(policy.limit, policy.burst)) / policy.limit;
-        this.remaining.noteUnknown(key, cost, policy, keepMs);
-      }
-    }
+    if (op !== 'consume') return this.memory.decideSync(op, shared, nowUs);
     const standing = this.heartbeat.standing;
     const allowances = entries.map((e) =>
       e.policy.mode === 'shadow'
@@ -81,7 +74,7 @@ export class FallbackStore {
     const short = allowances.findIndex((a, i) => a !== undefined && a < entries[i].cost);
     if (short !== -1) {
       // Nothing is charged: this policy's share of what Redis left is used up.
-      const { outcomes, decidedAtUs } = await this.memory.decide('peek', shared, nowUs);
+      const { outcomes, decidedAtUs } = this.memory.decideSync('peek', shared, nowUs);
       return {
         admitted: false,
         decidedAtUs,
@@ -90,7 +83,7 @@ export class FallbackStore {
         ),
       };
     }
-    const reply = await this.memory.decide('consume', shared, nowUs);
+    const reply = this.memory.decideSync('consume', shared, nowUs);
     if (!reply.admitted) return reply;
     return {
       ...reply,

@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
 import type { RateLimitVerdict } from '../decision/rate-limit-decision.interface';
-import { RateLimitStoreError } from '../errors/rate-limit-store.error';
 import type { OnRedisError } from '../config/rate-limit-module-options.interface';
 import type { StoreEntry, StoreOp, StoreReply } from '../store/rate-limit-store.interface';
 import type { FallbackStore } from './fallback-store';
@@ -55,14 +54,14 @@ export class OutageFallback {
     }
   }
 
-  async decide(
+  decide(
     op: StoreOp,
     requests: readonly PolicyRequest[],
     groups: readonly RequestGroup[],
     error: Error,
     nowUs: number | undefined,
     startedMs: number,
-  ): Promise<RateLimitVerdict> {
+  ): RateLimitVerdict {
     if (this.outageSinceMs === undefined) {
       this.outageSinceMs = startedMs;
       this.logger.warn(`Redis cannot decide (${error.message}); onRedisError=${this.mode}`);
@@ -76,13 +75,11 @@ export class OutageFallback {
         return { allowed, decisions: [], source: 'fail-closed', storeError: error };
       }
       case 'memory': {
-        const unknownOutcome = error instanceof RateLimitStoreError && error.failure === 'timeout';
-        const reply = await this.insurance.decide(
+        const reply = this.insurance.decide(
           op,
           groups.flatMap((g) => g.entries),
           nowUs,
           this.outageSinceMs,
-          unknownOutcome,
         );
         const verdict = verdictOf(requests, groups, perGroup(groups, reply), 'memory');
         return { ...verdict, storeError: error };

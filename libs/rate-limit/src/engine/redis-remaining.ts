@@ -21,11 +21,6 @@ interface Seen {
   leftAtOutage?: number;
   /** Admitted by this instance's fallback since. */
   spent: number;
-  /**
-   * Requests of this instance whose call timed out before Redis had answered anything about the
-   * key (Redis may have admitted them); the entry then starts from the whole capacity.
-   */
-  unknown: number;
 }
 
 /**
@@ -81,7 +76,6 @@ export class RedisRemaining {
           admitted:
             (continues ? last.admitted : 0) + (reply.admitted && allowed ? entries[i].cost : 0),
           spent: 0,
-          unknown: 0,
         },
         { ttl: resetMs },
       );
@@ -113,34 +107,6 @@ export class RedisRemaining {
   }
 
   /**
-   * Records requests whose call timed out (their outcome is unknown) for keys Redis has said
-   * nothing about: this instance then assumes the other instances sent as many, and that Redis
-   * may have admitted them all, before it gives the key its share (an instance that had not yet
-   * heard back about a client when Redis went away would otherwise hand out a whole share on
-   * top of what the others had admitted). `keepMs`: how long a fresh key's state lives.
-   */
-  noteUnknown(key: string, cost: number, policy: RateLimitPolicy, keepMs: number): void {
-    let seen = this.seen.get(key);
-    if (seen && seen.unknown === 0) return;
-    if (!seen) {
-      const atMs = this.clockMs();
-      const capacity = capacityOf(policy);
-      seen = {
-        remaining: capacity,
-        atMs,
-        fromRemaining: capacity,
-        fromMs: atMs,
-        policy,
-        admitted: 0,
-        spent: 0,
-        unknown: 0,
-      };
-      this.seen.set(key, seen, { ttl: keepMs });
-    }
-    seen.unknown += cost;
-  }
-
-  /**
    * What this instance may still admit for the key on its own, or undefined when Redis has said
    * nothing about it that still holds. `outageSinceMs`: when Redis stopped answering this
    * instance.
@@ -162,9 +128,7 @@ export class RedisRemaining {
     const seen = this.seen.get(key);
     if (!seen) return undefined;
     seen.leftAtOutage ??= leftAt(seen, outageSinceMs);
-    const fleetUnknown = seen.unknown / (fraction ?? 1 / standing.instances);
-    const left = Math.max(0, seen.leftAtOutage - fleetUnknown);
-    const share = leftShareOf(left, standing, fraction);
+    const share = leftShareOf(seen.leftAtOutage, standing, fraction);
     const ownPart =
       outageSinceMs - seen.fromMs < unitsHeldMs(seen.policy)
         ? splitOf(capacityOf(seen.policy), standing, fraction) - seen.admitted
