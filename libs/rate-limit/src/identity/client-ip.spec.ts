@@ -92,6 +92,17 @@ describe('createClientIpResolver', () => {
     expect(resolve(fakeRequest('192.168.4.5', client))).toBe(client);
   });
 
+  it('walks the forwarded chain once per request, however often it is asked', () => {
+    const trust = jest.fn((_address: string, hop: number) => hop < 1);
+    const resolve = createClientIpResolver(trust);
+    const request = fakeRequest('127.0.0.1', client);
+    for (let i = 0; i < 100; i++) expect(resolve(request)).toBe(client);
+    expect(trust).toHaveBeenCalledTimes(1);
+    // Another request is resolved on its own.
+    expect(resolve(fakeRequest('127.0.0.1', '198.51.100.3'))).toBe('198.51.100.3');
+    expect(trust).toHaveBeenCalledTimes(2);
+  });
+
   it('groups a forwarded IPv6 client by /64', () => {
     const resolve = createClientIpResolver(true);
     const a = resolve(fakeRequest('127.0.0.1', '2001:db8:1:2::a'));

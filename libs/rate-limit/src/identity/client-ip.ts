@@ -55,10 +55,17 @@ export function createClientIpResolver(
         : typeof trustProxy === 'function'
           ? trustProxy
           : compileTrustedProxies(trustProxy);
+  // Walking the forwarded chain parses every hop; a request asks again for each of its stacked
+  // policies, and a GraphQL request for each limited field (thousands with aliases).
+  const byRequest = new WeakMap<IncomingMessage, string>();
   return (request) => {
-    const client = normalize(proxyAddr(request, trust));
+    let client = byRequest.get(request);
+    if (client !== undefined) return client;
+    client = normalize(proxyAddr(request, trust));
     // Text a client wrote into X-Forwarded-For that is no address is never an identity.
-    return client === NOT_AN_IP ? normalize(request.socket?.remoteAddress ?? '') : client;
+    if (client === NOT_AN_IP) client = normalize(request.socket?.remoteAddress ?? '');
+    byRequest.set(request, client);
+    return client;
   };
 }
 
