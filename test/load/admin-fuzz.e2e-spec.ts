@@ -1,20 +1,25 @@
 /**
  * Fuzzing (fast-check) of what clients and operators can reach, against the demo as users run it
  * (`node dist/apps/demo/main.js`, a process of its own) on a real Redis: public routes with
- * hostile identity headers, keys-listing query strings, policy names and identities in paths,
- * wrong tokens, PATCH bodies, and policy hashes written straight into Redis. Every answer is a
- * 2xx or 4xx with a JSON body (204 aside), a 4xx writes nothing, and the process never dies.
+ * hostile identity headers, listing query strings (cursors Redis refuses among them), policy
+ * names and identities in paths (addresses in every spelling among them), client overrides,
+ * wrong tokens, PATCH and PUT bodies (nested thousands of levels deep among them), and policy
+ * hashes written straight into Redis. Every answer is a 2xx or 4xx with a JSON body (204
+ * aside), a 4xx writes nothing, an override set by an address reaches the client at that
+ * address, and the process never dies.
  * Seeded: FUZZ_SEED=<n> replays a run (the seed is printed at the start and in every failure).
  */
 import fc from 'fast-check';
 import {
   bodyWithUnknownField,
   identitySegment,
-  keysQuery,
   patchBody,
   unknownQueryParam,
   wrongAuthorization,
 } from '../support/fuzz/admin-arbitraries';
+import { clientOverrideTests } from '../support/fuzz/client-override-tests';
+import { keysQuery } from '../support/fuzz/listing-arbitraries';
+import { listingTests } from '../support/fuzz/listing-tests';
 import { expectKeysPage, expectThat } from '../support/fuzz/fuzz-checks';
 import { type FuzzDemo, startFuzzDemo } from '../support/fuzz/fuzz-demo';
 import { fuzzSeed, runLanes } from '../support/fuzz/fuzz-runner';
@@ -98,6 +103,14 @@ it('GET /admin/policies/:name/keys with hostile query strings; its own cursors w
   });
 });
 
+describe('the client-overrides listing, and cursors Redis refuses on both listings', () => {
+  listingTests(() => ({ s, names, seed: SEED + 1_500 }));
+});
+
+describe('client overrides by address, and bodies nested past any admin input', () => {
+  clientOverrideTests(() => ({ t, s, seed: SEED + 7_000 }));
+});
+
 describe('beside a client whose state must survive', () => {
   const CANARY = '127.99.0.1';
   const canaryKeys = async () => (await t.keys()).filter((key) => key.includes(CANARY));
@@ -118,6 +131,9 @@ describe('beside a client whose state must survive', () => {
       ['DELETE', (name: string) => `/admin/policies/${name}/override`],
       ['DELETE', (name: string, id: string) => `/admin/policies/${name}/keys/${id}`],
       ['GET', (name: string, id: string) => `/admin/policies/${name}/keys/${id}`],
+      ['GET', (name: string, id: string) => `/admin/policies/${name}/clients/${id}`],
+      ['PUT', (name: string, id: string) => `/admin/policies/${name}/clients/${id}`],
+      ['DELETE', (name: string, id: string) => `/admin/policies/${name}/clients/${id}`],
     ] as const;
     const json = { 'content-type': 'application/json' };
     await runLanes({
@@ -130,6 +146,8 @@ describe('beside a client whose state must survive', () => {
         const [method, path] = routes[route];
         const req = s.admin({ method, path: path(name, identity) }, json);
         if (method === 'PATCH') req.body = '{"mode":"enforce"}';
+        // Short-lived: a deny set here must not outlast the property.
+        if (method === 'PUT') req.body = '{"action":"deny","expiresIn":"2s"}';
         const answer = await s.call('path-params', req);
         // GET /admin/policies/ (an empty name) is the list.
         const exists = known(name) || (name === '' && route === 0);

@@ -1,8 +1,9 @@
 /**
  * What a caller can put in front of the admin API: PATCH bodies as wire text (allow-listed names
  * with hostile values, unknown and prototype names, duplicates, non-objects, broken JSON, other
- * media types, oversized), keys-listing query strings, identities to reset, and Authorization
- * headers that are not the token.
+ * media types, oversized, nested thousands of levels deep), identities to reset or override (an
+ * address in every spelling among them), and Authorization headers that are not the token.
+ * Listing query strings are in listing-arbitraries.ts.
  */
 import fc from 'fast-check';
 import {
@@ -15,6 +16,7 @@ import { RATE_LIMIT_ALGORITHMS } from '../../../libs/rate-limit/src/policy/rate-
 import {
   PROTOTYPE_NAMES,
   atMost,
+  deeplyNestedJson,
   headerValue,
   hex,
   hostileJson,
@@ -23,6 +25,7 @@ import {
   pathSegment,
   pct,
 } from './hostile-values';
+import { typedAddress } from './identity-arbitraries';
 
 export const PATCH_FIELDS = ['limit', 'window', 'windowMs', 'algo', 'burst', 'mode', 'enabled'];
 
@@ -116,6 +119,8 @@ export const patchBody: fc.Arbitrary<WireBody> = fc.oneof(
     }),
     weight: 1,
   },
+  // Nested deeper than any admin input (class-transformer overflowed on 3,100 levels: a 500).
+  deeplyNestedJson.map((text) => ({ contentType: 'application/json', text })),
   // Past the JSON parser's 100 kB limit.
   fc.integer({ min: 100_000, max: 300_000 }).map((n) => ({
     contentType: 'application/json',
@@ -137,29 +142,6 @@ export const bodyWithUnknownField: fc.Arbitrary<{ body: WireBody; unknown: strin
     return { body: { contentType: 'application/json', text: objectText(all) }, unknown };
   });
 
-const cursor = fc.oneof(
-  fc.constantFrom('0', '-1', '', '0:0', '1:0', '9999:0', '0:', ':0', '0:0:0', '00:00'),
-  fc.constantFrom('0:18446744073709551615', '0:18446744073709551616', '0:99999999999999999999'),
-  fc.tuple(fc.nat(20_000), fc.bigInt({ min: 0n, max: 2n ** 70n })).map(([n, c]) => `${n}:${c}`),
-  numberText,
-  hostileText(5_000),
-);
-
-const queryParam = fc.oneof(
-  fc.tuple(fc.constant('cursor'), cursor),
-  fc.tuple(fc.constant('count'), fc.oneof(numberText, fc.constantFrom('', '0x10', ' 5', '1 '))),
-  fc.tuple(
-    fc.constantFrom('match', 'type', '__proto__', 'cursor[]', 'count[a]', 'constructor'),
-    hostileText(100),
-  ),
-  fc.tuple(hostileText(100), hostileText(100)),
-);
-
-/** A query string for GET /admin/policies/:name/keys (without the `?`). */
-export const keysQuery: fc.Arbitrary<string> = fc
-  .array(queryParam, { maxLength: 4 })
-  .map((params) => atMost(params.map(([k, v]) => `${pct(k)}=${pct(v)}`).join('&')));
-
 /** `?name=value` with a name other than cursor and count: must be a 400. */
 export const unknownQueryParam: fc.Arbitrary<string> = fc
   .tuple(
@@ -168,13 +150,14 @@ export const unknownQueryParam: fc.Arbitrary<string> = fc
   )
   .map(([name, value]) => `${pct(name)}=${pct(value)}`);
 
-/** An identity to reset, as a path segment. */
+/** An identity to reset or override, as a path segment. */
 export const identitySegment: fc.Arbitrary<string> = fc.oneof(
   fc
-    .tuple(fc.constantFrom('', 'ip:', 'key:', 'user:', 'route:', '*', '{'), hostileText())
+    .tuple(fc.constantFrom('', 'ip:', 'IP:', 'key:', 'user:', 'route:', '*', '{'), hostileText())
     .map(([kind, text]) => atMost(pct(kind + text))),
   hex(64, 64).map((h) => pct(`ip:1…(sha256:${h})`)),
-  pathSegment(['*', 'ip%3A*', '%7B*%7D']),
+  typedAddress(9).map(({ typed }) => pct(typed)), // an address spelled every way
+  pathSegment(['*', 'ip%3A*', '%7B*%7D', 'ip%3A(hmac%3AAAAAAAAAAAAAAAAAAAAAAA)']),
 );
 
 /** Authorization headers that do not carry `token` (undefined: no header). */

@@ -6,7 +6,7 @@
 import { Agent, type IncomingHttpHeaders, request } from 'node:http';
 
 export interface FuzzRequest {
-  method: 'GET' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'PATCH' | 'PUT' | 'DELETE';
   /** Sent verbatim: the caller encodes it (only bytes 0x21-0x7e; Node's parser refuses the rest). */
   path: string;
   headers?: Record<string, string>;

@@ -47,6 +47,43 @@ export const numberText: fc.Arbitrary<string> = fc.oneof(
   ),
 );
 
+/** Redis's SCAN-family cursors are unsigned 64-bit: these it refuses, past 2^64 - 1 (20 digits and more). */
+export const cursorPastU64: fc.Arbitrary<string> = fc.oneof(
+  fc.bigInt({ min: 2n ** 64n, max: 10n ** 20n - 1n }).map(String),
+  fc.constantFrom(`${2n ** 64n}`, `${10n ** 20n - 1n}`, `000${2n ** 64n}`, `${10n ** 20n}`),
+);
+
+/** Cursors Redis takes (any unsigned 64-bit value, leading zeros included). */
+export const cursorWithinU64: fc.Arbitrary<string> = fc.oneof(
+  fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String),
+  fc.constantFrom(`${2n ** 64n - 1n}`, '00000000000000000001', '1'),
+);
+
+/**
+ * JSON text nested 17 to 5,000 levels deep (arrays, objects, both), as the whole body or one
+ * field's value: deeper than any admin input, under the 100 kB body limit. class-transformer
+ * once overflowed its stack on 3,100 levels and answered 500.
+ */
+export const deeplyNestedJson: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.integer({ min: 17, max: 5_000 }),
+    // [opening, closing, levels each pair adds]
+    fc.constantFrom(
+      ...([
+        ['[', ']', 1],
+        ['{"a":', '}', 1],
+        ['[{"a":', '}]', 2],
+        ['{"limit":[', ']}', 2],
+      ] as const),
+    ),
+    fc.constantFrom(...[undefined, 'limit', 'message', 'window', 'constructor', '__proto__']),
+  )
+  .map(([depth, [open, close, perPair], field]) => {
+    const pairs = Math.ceil(depth / perPair);
+    const value = `${open.repeat(pairs)}1${close.repeat(pairs)}`;
+    return field === undefined ? value : `{${JSON.stringify(field)}:${value}}`;
+  });
+
 /** Lower-case hex digits (a fingerprint, an API key). */
 export const hex = (minLength: number, maxLength: number): fc.Arbitrary<string> =>
   fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength, maxLength });
