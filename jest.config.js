@@ -74,7 +74,8 @@ const shared = {
 const e2e = {
   ...shared,
   displayName: 'e2e',
-  testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+  // The demo's tests (test/) and the library's own, against fixture apps (libs/*/test/e2e/).
+  testMatch: ['<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/libs/**/test/e2e/**/*.e2e-spec.ts'],
   testPathIgnorePatterns: ['<rootDir>/test/load/', '<rootDir>/test/browser/'],
 };
 
