@@ -1,27 +1,25 @@
 import type { INestApplication } from '@nestjs/common';
 import Redis from 'ioredis';
 import request from 'supertest';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from '../libs/rate-limit/test/support/redis-test-server';
-import { within } from '../libs/rate-limit/test/support/within';
-import { createDemoApp } from './utils/create-demo-app';
-import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';
+import { within } from '../support/within';
+import { windowWithoutBoundary } from '../support/window-headroom';
+import { ADMIN_AUTH as auth, createFixtureApp, type FixtureApp } from './fixtures/fixture-app';
+import { limitedController } from './fixtures/limited-controller';
+import { planPolicy } from './fixtures/plan-policy';
 
 /**
- * Tiers and client overrides through the admin API on TWO demo instances sharing one Redis:
- * what an operator sets on one, the other enforces (client overrides from its first request,
- * tiers within 100 ms), messages and headers as documented, expiry on time, and a remembered
- * rejection lifted with the override. (The multi-process proof under bursts, on one Redis and
- * on a Cluster, is test/load/tiers-and-overrides.e2e-spec.ts.)
+ * Tiers and client overrides through the admin API on TWO instances of a fixture app sharing
+ * one Redis: what an operator sets on one, the other enforces (client overrides from its first
+ * request, tiers within 100 ms), messages and headers as documented, expiry on time, and a
+ * remembered rejection lifted with the override. (The multi-process proof under bursts, on one
+ * Redis and on a Cluster, is test/load/tiers-and-overrides.e2e-spec.ts.)
  */
-const TOKEN = 'e2e-admin-token-0123456789abcdefghij';
-const auth = { Authorization: `Bearer ${TOKEN}` };
-const POLICY = 'demo.plan';
+const POLICY = 'fx.plan';
+// 5 per client (tiers: pro 20, enterprise 50): no window ends during a test, wherever the clock is.
+const PLAN = limitedController('api', { plan: [planPolicy(POLICY, windowWithoutBoundary())] });
 
-describe('tiers and client overrides across two demo instances', () => {
+describe('tiers and client overrides across two instances', () => {
   let redis: TestRedis;
   let raw: Redis;
   let a: INestApplication;
@@ -51,18 +49,18 @@ describe('tiers and client overrides across two demo instances', () => {
   });
   beforeEach(async () => {
     prefix = uniquePrefix();
-    const env = {
-      REDIS_URL: redis.url,
-      RATE_LIMIT_KEY_PREFIX: prefix,
-      ADMIN_TOKEN: TOKEN,
-      RATE_LIMIT_TIMEOUT_MS: '2000',
-      RATE_LIMIT_POLICY_REFRESH_MS: '200',
-      TRUST_PROXY: 'loopback',
+    const fixture: FixtureApp = {
+      limiter: {
+        redis: redis.url,
+        keyPrefix: prefix,
+        commandTimeoutMs: 2_000,
+        policyRefreshMs: 200,
+        trustProxy: 'loopback',
+      },
+      controllers: [PLAN],
+      admin: true,
     };
-    [a, b] = await Promise.all([createDemoApp(env), createDemoApp(env)]);
-    // demo.plan's window is 10 s: a test's requests must not straddle its end (a 6th request
-    // admitted by the next window failed a run under load).
-    await ensureWindowHeadroom(10_000, 5_000);
+    [a, b] = await Promise.all([createFixtureApp(fixture), createFixtureApp(fixture)]);
   });
   afterEach(async () => {
     await Promise.all([a.close(), b.close()]);

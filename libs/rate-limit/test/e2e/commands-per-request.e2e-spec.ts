@@ -1,20 +1,17 @@
 /**
- * What each request costs Redis, counted by Redis itself (MONITOR) through the demo as users
- * run it: one decide script call per limited request, and none for a rejection the instance
- * remembers (a client flooding past its limit costs no round trip until it may pass again).
+ * What each request costs Redis, counted by Redis itself (MONITOR) through a fixture app: one
+ * decide script call per limited request, and none for a rejection the instance remembers (a
+ * client flooding past its limit costs no round trip until it may pass again).
  */
 import type { INestApplication } from '@nestjs/common';
 import Redis from 'ioredis';
 import request from 'supertest';
 import { RATE_LIMIT_ALGORITHMS } from '@app/rate-limit';
-import { loadDecideScripts } from '../libs/rate-limit/src/store/redis/decide-script';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from '../libs/rate-limit/test/support/redis-test-server';
-import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
-import { createDemoApp } from './utils/create-demo-app';
+import { loadDecideScripts } from '../../src/store/redis/decide-script';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';
+import { windowWithoutBoundary } from '../support/window-headroom';
+import { createFixtureApp } from './fixtures/fixture-app';
+import { algorithmsController } from './fixtures/limited-controller';
 
 const scripts = loadDecideScripts();
 const DECIDE_SHAS = new Set([
@@ -31,10 +28,10 @@ const seen: string[][] = [];
 beforeAll(async () => {
   redis = await startTestRedis();
   admin = new Redis(redis.url);
-  app = await createDemoApp({
-    REDIS_URL: redis.url,
-    RATE_LIMIT_KEY_PREFIX: uniquePrefix('cmds'),
-    TRUST_PROXY: 'loopback',
+  app = await createFixtureApp({
+    limiter: { redis: redis.url, keyPrefix: uniquePrefix('cmds'), trustProxy: 'loopback' },
+    // Nothing refills and no window ends during a burst: exactly 5 admitted, whatever the time.
+    controllers: [algorithmsController('algo', { limit: 5, window: windowWithoutBoundary() })],
   });
   // Loaded as on a server that has run them before: the first call on a server without them
   // costs a NOSCRIPT and one SCRIPT LOAD more (test/redis-store.int-spec.ts counts that case).
@@ -67,12 +64,11 @@ async function decideCalls(): Promise<number> {
 it.each(RATE_LIMIT_ALGORITHMS.map((algo, i) => [algo, `203.0.113.${120 + i}`]))(
   '%s: 5 admitted and 7 rejected cost 6 script calls (client %s)',
   async (algo, ip) => {
-    await ensureWindowHeadroom(10_000, 3_000);
     await decideCalls(); // start counting from here
     const statuses: number[] = [];
     const calls: number[] = [];
     for (let i = 0; i < 12; i++) {
-      const res = await request(app.getHttpServer()).get(`/api/${algo}`).set('X-Forwarded-For', ip);
+      const res = await request(app.getHttpServer()).get(`/algo/${algo}`).set('X-Forwarded-For', ip);
       statuses.push(res.status);
       calls.push(await decideCalls());
     }
