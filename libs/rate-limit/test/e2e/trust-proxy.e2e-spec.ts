@@ -4,15 +4,16 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import { request } from 'node:http';
-import { startReverseProxy, type ReverseProxy } from './support/reverse-proxy';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from '../libs/rate-limit/test/support/redis-test-server';
-import { createDemoApp, DEMO_PLATFORM, type CreateDemoAppOptions } from './utils/create-demo-app';
-import { untilReady } from './utils/redis-readiness';
-import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
+import type { TrustProxy } from '@app/rate-limit';
+import { untilReady } from '../../../../test/utils/redis-readiness';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';
+import { windowWithoutBoundary } from '../support/window-headroom';
+import { createFixtureApp, E2E_PLATFORM, type FixtureApp } from './fixtures/fixture-app';
+import { algorithmsController } from './fixtures/limited-controller';
+import { startReverseProxy, type ReverseProxy } from './fixtures/reverse-proxy';
+
+/** /api/<algo>: 5 per client, and no window ends during a test wherever the clock is. */
+const ROUTES = algorithmsController('api', { limit: 5, window: windowWithoutBoundary() });
 
 /** One GET from `localAddress` (a loopback address of its own: one client). */
 function get(
@@ -33,8 +34,6 @@ function get(
 }
 
 describe('client addresses through proxies', () => {
-  // The demo's fixed windows are 10 s: a test's requests must not straddle one's end.
-  beforeEach(() => ensureWindowHeadroom(10_000, 3_000));
   let redis: TestRedis;
   const apps: INestApplication[] = [];
   let proxy: ReverseProxy | undefined;
@@ -48,15 +47,13 @@ describe('client addresses through proxies', () => {
     await redis.close();
   });
 
-  async function demo(trustProxy: string, options?: CreateDemoAppOptions): Promise<string> {
-    const app = await createDemoApp(
-      {
-        REDIS_URL: redis.url,
-        RATE_LIMIT_KEY_PREFIX: uniquePrefix('proxy'),
-        TRUST_PROXY: trustProxy,
-      },
-      options,
-    );
+  /** A listening fixture app trusting `trustProxy`; resolves with its URL. */
+  async function serve(trustProxy: TrustProxy, fixture: FixtureApp = {}): Promise<string> {
+    const app = await createFixtureApp({
+      ...fixture,
+      limiter: { redis: redis.url, keyPrefix: uniquePrefix('proxy'), trustProxy },
+      controllers: [ROUTES],
+    });
     apps.push(app);
     await app.listen(0, '127.0.0.1');
     await untilReady(app);
@@ -64,7 +61,7 @@ describe('client addresses through proxies', () => {
   }
 
   it('trustProxy true: X-Forwarded-For entries that are no address fall back to the socket', async () => {
-    const url = await demo('true');
+    const url = await serve(true);
     const statuses: number[] = [];
     for (let n = 0; n < 12; n++) {
       statuses.push(
@@ -75,7 +72,7 @@ describe('client addresses through proxies', () => {
   });
 
   it('one trusted hop: the address the proxy saw is the client, whatever the client forges', async () => {
-    const url = await demo('1');
+    const url = await serve(1);
     proxy = await startReverseProxy(url);
     const statuses: number[] = [];
     for (let n = 0; n < 8; n++) {
@@ -87,10 +84,10 @@ describe('client addresses through proxies', () => {
     expect((await get(`${proxy.url}/api/gcra`, '127.32.0.2')).status).toBe(200);
   });
 
-  it(`trustProxy off, ${DEMO_PLATFORM} itself trusting every hop: X-Forwarded-For is still ignored`, async () => {
+  it(`trustProxy off, ${E2E_PLATFORM} itself trusting every hop: X-Forwarded-For is still ignored`, async () => {
     // The limiter reads the raw socket and header by its own trustProxy, never the framework's
     // req.ip (Express `trust proxy`, Fastify `trustProxy`), which here would believe anything.
-    const url = await demo('false', { platformTrustsProxies: true });
+    const url = await serve(false, { platformTrustsProxies: true });
     const statuses: number[] = [];
     for (let n = 0; n < 7; n++) {
       statuses.push((await get(`${url}/api/token-bucket`, '127.34.0.1', `198.51.100.${n}`)).status);
@@ -99,7 +96,7 @@ describe('client addresses through proxies', () => {
   });
 
   it('loopback trusted: the proxy on 127.0.0.1 is believed, so clients are told apart', async () => {
-    const url = await demo('loopback');
+    const url = await serve('loopback');
     const viaProxy = await startReverseProxy(url);
     try {
       for (const client of ['127.33.0.1', '127.33.0.2']) {
