@@ -11,19 +11,21 @@ import { RATE_LIMIT_CONFIG } from '@app/rate-limit/rate-limit.constants';
 import { PolicyRegistry } from '@app/rate-limit';
 import { InstanceHeartbeat } from '@app/rate-limit/runtime/instance-heartbeat.service';
 import { FallbackStore } from '@app/rate-limit/engine/fallback-store';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from '../libs/rate-limit/test/support/redis-test-server';
-import { within } from '../libs/rate-limit/test/support/within';
-import { createDemoApp } from './utils/create-demo-app';
-import { untilReady } from './utils/redis-readiness';
-import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
+import { untilReady } from '../../../../test/utils/redis-readiness';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';
+import { within } from '../support/within';
+import { windowWithoutBoundary } from '../support/window-headroom';
+import { ADMIN_AUTH, createFixtureApp, type FixtureApp } from './fixtures/fixture-app';
+import { limitedController } from './fixtures/limited-controller';
 
-const TOKEN = 'reset-everywhere-token-0123456789abcdef';
-const POLICY = 'demo.fixed-window';
+const POLICY = 'fx.fixed-window';
 const CLIENT = '198.51.100.77';
+/** 5 per client in a fixed window that does not end during the test, wherever the clock is. */
+const ROUTE = limitedController('api', {
+  'fixed-window': [
+    { name: POLICY, algo: 'fixed-window', limit: 5, window: windowWithoutBoundary() },
+  ],
+});
 
 describe('admin reset on one instance, fallback state on another', () => {
   let redis: TestRedis;
@@ -32,14 +34,13 @@ describe('admin reset on one instance, fallback state on another', () => {
 
   beforeAll(async () => {
     redis = await startTestRedis();
-    const env = {
-      REDIS_URL: redis.url,
-      RATE_LIMIT_KEY_PREFIX: uniquePrefix('reset'),
-      TRUST_PROXY: 'loopback',
-      ADMIN_TOKEN: TOKEN,
+    const fixture: FixtureApp = {
+      limiter: { redis: redis.url, keyPrefix: uniquePrefix('reset'), trustProxy: 'loopback' },
+      controllers: [ROUTE],
+      admin: true,
     };
-    a = await createDemoApp(env);
-    b = await createDemoApp(env);
+    a = await createFixtureApp(fixture);
+    b = await createFixtureApp(fixture);
     await Promise.all([untilReady(a), untilReady(b)]);
     for (const app of [a, b, a]) await app.get(InstanceHeartbeat).beat();
   });
@@ -52,9 +53,6 @@ describe('admin reset on one instance, fallback state on another', () => {
     request(app.getHttpServer()).get('/api/fixed-window').set('X-Forwarded-For', CLIENT);
 
   it('B admits the client again from its fallback after A reset it', async () => {
-    // Demo routes have 10 s fixed windows: a burst must not straddle one's end (a new window
-    // admits the client again; tests that did not wait failed so under load).
-    await ensureWindowHeadroom(10_000, 5_000);
     const config = b.get<RateLimitConfig>(RATE_LIMIT_CONFIG);
     const policy = b.get(PolicyRegistry).get(POLICY)!;
     const key = config.keys.stateKey(config.keys.identityTag(`ip:${CLIENT}`), policy);
@@ -66,7 +64,7 @@ describe('admin reset on one instance, fallback state on another', () => {
 
     const reset = await request(a.getHttpServer())
       .delete(`/admin/policies/${POLICY}/keys/${encodeURIComponent(`ip:${CLIENT}`)}`)
-      .set('Authorization', `Bearer ${TOKEN}`);
+      .set(ADMIN_AUTH);
     expect(reset.status).toBe(204);
     // The reset reaches B over Pub/Sub.
     await within(2_000, () => !b.get(FallbackStore).holds(key));
