@@ -54,7 +54,7 @@ async function boot(
     // Tried on the memory store in rate-limit-admin-clients.controller.spec.ts.
     .overrideProvider(ClientOverridesAdmin)
     .useValue({})
-    // Tried against real Redis in test/dashboard-data.e2e-spec.ts.
+    // Tried against real Redis in libs/rate-limit/test/e2e/dashboard-data.e2e-spec.ts.
     .overrideProvider(RateLimitAdminActivity)
     .useValue({})
     .compile();

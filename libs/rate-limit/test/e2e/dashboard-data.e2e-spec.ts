@@ -1,31 +1,33 @@
 import type { INestApplication } from '@nestjs/common';
 import Redis from 'ioredis';
 import request from 'supertest';
-import { InstanceHeartbeat } from '../libs/rate-limit/src/runtime/instance-heartbeat.service';
-import { PolicySync } from '../libs/rate-limit/src/runtime/policy-sync.service';
-import { TrafficRecorder } from '../libs/rate-limit/src/runtime/traffic/traffic-recorder.service';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from '../libs/rate-limit/test/support/redis-test-server';
-import { within } from '../libs/rate-limit/test/support/within';
-import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
-import { createDemoApp } from './utils/create-demo-app';
+import { InstanceHeartbeat } from '../../src/runtime/instance-heartbeat.service';
+import { PolicySync } from '../../src/runtime/policy-sync.service';
+import { TrafficRecorder } from '../../src/runtime/traffic/traffic-recorder.service';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';
+import { within } from '../support/within';
+import { windowWithoutBoundary } from '../support/window-headroom';
+import { ADMIN_AUTH as auth, createFixtureApp, type FixtureApp } from './fixtures/fixture-app';
+import { limitedController } from './fixtures/limited-controller';
+import { planPolicy } from './fixtures/plan-policy';
 
 /**
- * What the dashboard reads, on TWO demo instances sharing one Redis: traffic and rejected
- * clients summed over both, the audit log of both instances' changes (and of a direct hash
- * write, logged once), the live instances.
+ * What the dashboard reads, on TWO instances of a fixture app sharing one Redis: traffic and
+ * rejected clients summed over both, the audit log of both instances' changes (and of a direct
+ * hash write, logged once), the live instances.
  */
-const TOKEN = 'e2e-admin-token-0123456789abcdefghij';
-const auth = { Authorization: `Bearer ${TOKEN}` };
-const POLICY = 'demo.plan';
-/** demo.plan's fixed window, and time enough for a test's requests (a few hundred ms here). */
-const PLAN_WINDOW_MS = 10_000;
-const BURSTS_MS = 4_000;
+const POLICY = 'fx.plan';
+/** No window ends among a test's requests (a new one would admit a client again). */
+const WINDOW_MS = windowWithoutBoundary();
+const ROUTES = limitedController('api', {
+  plan: [planPolicy(POLICY, WINDOW_MS)],
+  keyed: [
+    { name: 'fx.api-key', algo: 'token-bucket', limit: 5, window: WINDOW_MS, key: 'api-key' },
+  ],
+  'fixed-window': [{ name: 'fx.fixed-window', algo: 'fixed-window', limit: 5, window: WINDOW_MS }],
+});
 
-describe('dashboard data across two demo instances', () => {
+describe('dashboard data across two instances', () => {
   let redis: TestRedis;
   let raw: Redis;
   let a: INestApplication;
@@ -52,23 +54,25 @@ describe('dashboard data across two demo instances', () => {
   });
   beforeEach(async () => {
     prefix = uniquePrefix();
-    const env = {
-      REDIS_URL: redis.url,
-      RATE_LIMIT_KEY_PREFIX: prefix,
-      ADMIN_TOKEN: TOKEN,
-      RATE_LIMIT_TIMEOUT_MS: '2000',
-      RATE_LIMIT_POLICY_REFRESH_MS: '100',
-      RATE_LIMIT_STATS_FLUSH_MS: '60000',
-      TRUST_PROXY: 'loopback',
+    const fixture: FixtureApp = {
+      limiter: {
+        redis: redis.url,
+        keyPrefix: prefix,
+        commandTimeoutMs: 2_000,
+        policyRefreshMs: 100,
+        statsFlushMs: 60_000,
+        trustProxy: 'loopback',
+      },
+      controllers: [ROUTES],
+      admin: true,
     };
-    [a, b] = await Promise.all([createDemoApp(env), createDemoApp(env)]);
+    [a, b] = await Promise.all([createFixtureApp(fixture), createFixtureApp(fixture)]);
   });
   afterEach(async () => {
     await Promise.all([a.close(), b.close()]);
   });
 
   it('sums traffic of both instances per 10 s bucket, per policy and in the overview', async () => {
-    await ensureWindowHeadroom(PLAN_WINDOW_MS, BURSTS_MS);
     await hits(a, '198.51.100.1', 7); // 5 allowed, 2 rejected
     await hits(b, '198.51.100.2', 3); // 3 allowed
     await flushBoth();
@@ -82,12 +86,10 @@ describe('dashboard data across two demo instances', () => {
     const all = (await admin(a, '/admin/traffic?minutes=60').expect(200)).body;
     expect(all.policies[POLICY].allowed).toHaveLength(360);
     expect(sum(all.policies[POLICY].allowed)).toBe(8);
-    expect(sum(all.policies['demo.fixed-window'].allowed)).toBe(0);
+    expect(sum(all.policies['fx.fixed-window'].allowed)).toBe(0);
   });
 
   it('ranks the most rejected clients over both instances, as the admin API lists them', async () => {
-    // Its 10 s window must not end among the bursts: a new window would admit the client again.
-    await ensureWindowHeadroom(PLAN_WINDOW_MS, BURSTS_MS);
     await hits(a, '198.51.100.7', 9); // 4 rejected on a
     await hits(b, '198.51.100.7', 3); // 3 more on b
     await hits(b, '198.51.100.8', 6); // 1 rejected
@@ -109,7 +111,7 @@ describe('dashboard data across two demo instances', () => {
       await request(a.getHttpServer()).get('/api/keyed').set('X-Api-Key', key);
     }
     await flushBoth();
-    const top = (await admin(a, '/admin/policies/demo.api-key/top-rejected').expect(200)).body;
+    const top = (await admin(a, '/admin/policies/fx.api-key/top-rejected').expect(200)).body;
     expect(top.items).toHaveLength(1);
     expect(top.items[0].rejected).toBe(3);
     expect(top.items[0].identity).toMatch(/^key:sk_l…\(hmac:/);
@@ -159,8 +161,14 @@ describe('dashboard data across two demo instances', () => {
     const [reset, update] = entries;
     expect(update).toMatchObject({
       policy: POLICY,
-      before: { algo: 'fixed-window', limit: 5, windowMs: 10_000, mode: 'enforce', enabled: true },
-      after: { limit: 9, windowMs: 10_000, tiers: { pro: { limit: 20 } } },
+      before: {
+        algo: 'fixed-window',
+        limit: 5,
+        windowMs: WINDOW_MS,
+        mode: 'enforce',
+        enabled: true,
+      },
+      after: { limit: 9, windowMs: WINDOW_MS, tiers: { pro: { limit: 20 } } },
       source: 'api',
     });
     expect(reset).toMatchObject({ identity: 'ip:198.51.100.3', source: 'api' });
