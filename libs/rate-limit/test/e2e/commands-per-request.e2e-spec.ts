@@ -10,7 +10,7 @@ import { RATE_LIMIT_ALGORITHMS } from '@app/rate-limit';
 import { loadDecideScripts } from '../../src/store/redis/decide-script';
 import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';
 import { windowWithoutBoundary } from '../support/window-headroom';
-import { createFixtureApp } from './fixtures/fixture-app';
+import { createFixtureApp, PATIENT_TIMEOUT_MS } from './fixtures/fixture-app';
 import { algorithmsController } from './fixtures/limited-controller';
 
 const scripts = loadDecideScripts();
@@ -29,7 +29,12 @@ beforeAll(async () => {
   redis = await startTestRedis();
   admin = new Redis(redis.url);
   app = await createFixtureApp({
-    limiter: { redis: redis.url, keyPrefix: uniquePrefix('cmds'), trustProxy: 'loopback' },
+    limiter: {
+      redis: redis.url,
+      keyPrefix: uniquePrefix('cmds'),
+      commandTimeoutMs: PATIENT_TIMEOUT_MS,
+      trustProxy: 'loopback',
+    },
     // Nothing refills and no window ends during a burst: exactly 5 admitted, whatever the time.
     controllers: [algorithmsController('algo', { limit: 5, window: windowWithoutBoundary() })],
   });
@@ -38,7 +43,10 @@ beforeAll(async () => {
   for (const script of [scripts.all, ...Object.values(scripts.byAlgorithm)]) {
     await admin.script('LOAD', script.source);
   }
-  monitor = await new Redis(redis.url).monitor();
+  // monitor() opens a connection of its own: the client it is called on is closed at once.
+  const monitorOf = new Redis(redis.url);
+  monitor = await monitorOf.monitor();
+  monitorOf.disconnect();
   monitor.on('monitor', (_time: string, args: string[]) => seen.push(args));
 });
 
@@ -68,7 +76,9 @@ it.each(RATE_LIMIT_ALGORITHMS.map((algo, i) => [algo, `203.0.113.${120 + i}`]))(
     const statuses: number[] = [];
     const calls: number[] = [];
     for (let i = 0; i < 12; i++) {
-      const res = await request(app.getHttpServer()).get(`/algo/${algo}`).set('X-Forwarded-For', ip);
+      const res = await request(app.getHttpServer())
+        .get(`/algo/${algo}`)
+        .set('X-Forwarded-For', ip);
       statuses.push(res.status);
       calls.push(await decideCalls());
     }

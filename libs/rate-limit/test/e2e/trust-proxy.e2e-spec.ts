@@ -8,7 +8,12 @@ import type { TrustProxy } from '@app/rate-limit';
 import { untilReady } from '../../../../test/utils/redis-readiness';
 import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';
 import { windowWithoutBoundary } from '../support/window-headroom';
-import { createFixtureApp, E2E_PLATFORM, type FixtureApp } from './fixtures/fixture-app';
+import {
+  createFixtureApp,
+  E2E_PLATFORM,
+  type FixtureApp,
+  PATIENT_TIMEOUT_MS,
+} from './fixtures/fixture-app';
 import { algorithmsController } from './fixtures/limited-controller';
 import { startReverseProxy, type ReverseProxy } from './fixtures/reverse-proxy';
 
@@ -51,7 +56,12 @@ describe('client addresses through proxies', () => {
   async function serve(trustProxy: TrustProxy, fixture: FixtureApp = {}): Promise<string> {
     const app = await createFixtureApp({
       ...fixture,
-      limiter: { redis: redis.url, keyPrefix: uniquePrefix('proxy'), trustProxy },
+      limiter: {
+        redis: redis.url,
+        keyPrefix: uniquePrefix('proxy'),
+        commandTimeoutMs: PATIENT_TIMEOUT_MS,
+        trustProxy,
+      },
       controllers: [ROUTES],
     });
     apps.push(app);

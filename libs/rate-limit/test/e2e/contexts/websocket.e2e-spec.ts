@@ -1,17 +1,18 @@
 /**
  * WebSocket gateway messages limited like routes, on socket.io and on the plain `ws` adapter:
- * two listening demo instances on one real Redis. A rejection is an `exception` event carrying
+ * two listening instances of a fixture app on one real Redis. A rejection is an `exception` event carrying
  * { status, code, statusCode, message, policy, retryAfter }, and the socket stays open.
  */
 import type { INestApplication } from '@nestjs/common';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../../support/redis-test-server';
+import { createFixtureApp, type FixtureApp, PATIENT_TIMEOUT_MS } from '../fixtures/fixture-app';
+import { QuotesGateway } from '../fixtures/quotes-messages';
 import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from '../../libs/rate-limit/test/support/redis-test-server';
-import { createDemoApp } from '../utils/create-demo-app';
-import { connectSocketIo, connectWs, type WsReply, type WsTestClient } from './ws-clients';
-import { ensureWindowHeadroom } from '../../libs/rate-limit/test/support/window-headroom';
+  connectSocketIo,
+  connectWs,
+  type WsReply,
+  type WsTestClient,
+} from '../fixtures/ws-clients';
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -47,16 +48,17 @@ describe.each(['socket.io', 'ws'] as const)('WebSocket gateway on %s, two instan
 
   // A fresh key prefix per test: the ws adapter's clients all share 127.0.0.1.
   beforeEach(async () => {
-    // demo.ws-echo's window is 10 s: a test's messages must not straddle its end.
-    await ensureWindowHeadroom(10_000, 4_000);
-    const overrides = {
-      REDIS_URL: redis.url,
-      RATE_LIMIT_KEY_PREFIX: uniquePrefix(`ws-${adapter}`),
-      TRUST_PROXY: 'loopback',
-      WS_ADAPTER: adapter,
-      GRAPHQL_DRIVER: 'off',
+    const fixture: FixtureApp = {
+      limiter: {
+        redis: redis.url,
+        keyPrefix: uniquePrefix(`ws-${adapter}`),
+        commandTimeoutMs: PATIENT_TIMEOUT_MS,
+        trustProxy: 'loopback',
+      },
+      providers: [QuotesGateway],
+      wsAdapter: adapter,
     };
-    apps = [await createDemoApp(overrides), await createDemoApp(overrides)];
+    apps = [await createFixtureApp(fixture), await createFixtureApp(fixture)];
     for (const app of apps) await app.listen(0, '127.0.0.1');
     urls = await Promise.all(apps.map((app) => app.getUrl()));
   });
@@ -79,11 +81,11 @@ describe.each(['socket.io', 'ws'] as const)('WebSocket gateway on %s, two instan
       expect(new Set(echoed.map((reply) => (reply.data as { n: number }).n)).size).toBe(3);
       const rejected = replies.filter((reply) => reply.event !== 'echo');
       expect(rejected).toHaveLength(2);
-      for (const reply of rejected) expectRejection(reply, 'demo.ws-echo');
+      for (const reply of rejected) expectRejection(reply, 'fx.ws-echo');
       expect(client.connected()).toBe(true);
     }
     // Still open and served: once the window passes (not waited for here), or at once by a
-    // route that has budget left.
+    // handler that has budget left.
     first.send('quote');
     expect((await first.replies(1))[0].event).toBe('quote');
   });
@@ -98,7 +100,7 @@ describe.each(['socket.io', 'ws'] as const)('WebSocket gateway on %s, two instan
     expect(answered).toHaveLength(5);
     const rejected = replies.filter((reply) => reply.event !== 'quote');
     expect(rejected).toHaveLength(7);
-    for (const reply of rejected) expectRejection(reply, 'demo.ws-quote');
+    for (const reply of rejected) expectRejection(reply, 'fx.ws-quote');
     for (const socket of sockets) expect(socket.connected()).toBe(true);
   });
 });

@@ -1,23 +1,16 @@
 /**
- * Hostile WebSocket traffic against the demo's gateway on socket.io and on `ws`, one listening
- * instance on a real Redis: a flood of 5,000 messages on one socket, odd frames and unknown
+ * Hostile WebSocket traffic against a fixture app's gateway on socket.io and on `ws`, one
+ * listening instance on a real Redis: a flood of 5,000 messages on one socket, odd frames and unknown
  * events. The limit must answer exactly its budget, and the socket must stay open and served.
  */
 import type { INestApplication } from '@nestjs/common';
 import WebSocket from 'ws';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from '../../libs/rate-limit/test/support/redis-test-server';
-import { ensureWindowHeadroom } from '../../libs/rate-limit/test/support/window-headroom';
-import { createDemoApp } from '../utils/create-demo-app';
-import { connectSocketIo, connectWs, type WsTestClient } from './ws-clients';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../../support/redis-test-server';
+import { createFixtureApp, PATIENT_TIMEOUT_MS } from '../fixtures/fixture-app';
+import { QuotesGateway } from '../fixtures/quotes-messages';
+import { connectSocketIo, connectWs, type WsTestClient } from '../fixtures/ws-clients';
 
 const FLOOD = 5_000;
-/** demo.ws-echo's fixed window, and more than a test's messages take (about 1-3 s under load). */
-const ECHO_WINDOW_MS = 10_000;
-const MESSAGES_MS = 5_000;
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -32,12 +25,15 @@ describe.each(['socket.io', 'ws'] as const)('hostile WebSocket traffic on %s', (
   let url: string;
   const clients: WsTestClient[] = [];
   beforeAll(async () => {
-    app = await createDemoApp({
-      REDIS_URL: redis.url,
-      RATE_LIMIT_KEY_PREFIX: uniquePrefix(`hws-${adapter}`),
-      TRUST_PROXY: 'loopback',
-      WS_ADAPTER: adapter,
-      GRAPHQL_DRIVER: 'off',
+    app = await createFixtureApp({
+      limiter: {
+        redis: redis.url,
+        keyPrefix: uniquePrefix(`hws-${adapter}`),
+        commandTimeoutMs: PATIENT_TIMEOUT_MS,
+        trustProxy: 'loopback',
+      },
+      providers: [QuotesGateway],
+      wsAdapter: adapter,
     });
     await app.listen(0, '127.0.0.1');
     url = await app.getUrl();
@@ -46,9 +42,6 @@ describe.each(['socket.io', 'ws'] as const)('hostile WebSocket traffic on %s', (
     for (const client of clients) client.close();
     await app?.close();
   });
-  // A window ending among a test's messages gives the socket a fresh budget (a flood of 5,000
-  // failed once so under load, with 6 answered).
-  beforeEach(() => ensureWindowHeadroom(ECHO_WINDOW_MS, MESSAGES_MS));
   const connect = async (): Promise<WsTestClient> => {
     const client =
       adapter === 'ws' ? await connectWs(url) : await connectSocketIo(url, '198.51.100.77');
@@ -64,7 +57,7 @@ describe.each(['socket.io', 'ws'] as const)('hostile WebSocket traffic on %s', (
     const rejected = replies.filter((reply) => reply.event === 'exception');
     expect(rejected).toHaveLength(FLOOD - 3);
     for (const reply of rejected) {
-      expect(reply.data).toMatchObject({ code: 'TOO_MANY_REQUESTS', policy: 'demo.ws-echo' });
+      expect(reply.data).toMatchObject({ code: 'TOO_MANY_REQUESTS', policy: 'fx.ws-echo' });
     }
     expect(client.connected()).toBe(true);
     // Still served by a handler with budget left.

@@ -1,19 +1,19 @@
 /**
  * GraphQL resolvers limited like routes: Apollo on the suite's platform (Express, or Fastify in
- * the e2e-fastify project) and Mercurius on Fastify, each as two demo instances on one real
+ * the e2e-fastify project) and Mercurius on Fastify, each as two instances of a fixture app on one real
  * Redis. A rejection is a GraphQL error carrying extensions { code, retryAfter, policy }, and the
  * rate-limit headers are on the HTTP response.
  */
 import type { INestApplication } from '@nestjs/common';
 import request, { type Response } from 'supertest';
-import type { HttpPlatform } from '../../apps/demo/src/config/demo-config';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../../support/redis-test-server';
 import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from '../../libs/rate-limit/test/support/redis-test-server';
-import { ensureWindowHeadroom } from '../../libs/rate-limit/test/support/window-headroom';
-import { createDemoApp, DEMO_PLATFORM } from '../utils/create-demo-app';
+  createFixtureApp,
+  E2E_PLATFORM,
+  type HttpPlatform,
+  PATIENT_TIMEOUT_MS,
+} from '../fixtures/fixture-app';
+import { graphqlFixture, type GraphqlDriverName } from '../fixtures/quotes-graphql';
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -28,8 +28,8 @@ interface GraphqlBody {
   errors?: { message: string; path?: string[]; extensions?: Record<string, unknown> }[];
 }
 
-const DRIVERS: [string, string, HttpPlatform][] = [
-  ['apollo', `Apollo on ${DEMO_PLATFORM}`, DEMO_PLATFORM],
+const DRIVERS: [GraphqlDriverName, string, HttpPlatform][] = [
+  ['apollo', `Apollo on ${E2E_PLATFORM}`, E2E_PLATFORM],
   ['mercurius', 'Mercurius on fastify', 'fastify'],
 ];
 
@@ -38,17 +38,17 @@ describe.each(DRIVERS)(
   (driver, _label, platform) => {
     let apps: INestApplication[] = [];
     beforeAll(async () => {
-      const overrides = {
-        REDIS_URL: redis.url,
-        RATE_LIMIT_KEY_PREFIX: uniquePrefix(`gql-${driver}`),
-        TRUST_PROXY: 'loopback',
-        GRAPHQL_DRIVER: driver,
-        HTTP_PLATFORM: platform,
-      };
-      apps = [
-        await createDemoApp(overrides, { platform }),
-        await createDemoApp(overrides, { platform }),
-      ];
+      const fixture = {
+        limiter: {
+          redis: redis.url,
+          keyPrefix: uniquePrefix(`gql-${driver}`),
+          commandTimeoutMs: PATIENT_TIMEOUT_MS,
+          trustProxy: 'loopback',
+        },
+        imports: [graphqlFixture(driver)],
+        platform,
+      } as const;
+      apps = [await createFixtureApp(fixture), await createFixtureApp(fixture)];
     });
     afterAll(async () => {
       await Promise.all(apps.map((app) => app.close()));
@@ -78,7 +78,6 @@ describe.each(DRIVERS)(
     }
 
     it('query: a concurrent burst of 12 over both instances gets exactly 5 answers', async () => {
-      await ensureWindowHeadroom(10_000, 2_000);
       const ip = '203.0.113.61';
       const responses = await Promise.all(
         Array.from({ length: 12 }, (_, i) => post(i, ip, '{ quote(id: 1) { id text } }')),
@@ -91,7 +90,7 @@ describe.each(DRIVERS)(
       }
       const rejected = responses.filter((r) => !(r.body as GraphqlBody).data?.quote);
       expect(rejected).toHaveLength(7);
-      for (const res of rejected) expectRejection(res, 'demo.graphql-quote', ['quote']);
+      for (const res of rejected) expectRejection(res, 'fx.graphql-quote', ['quote']);
     });
 
     it('mutation: 3 of 6 sequential likes pass, alternating instances', async () => {
@@ -100,14 +99,13 @@ describe.each(DRIVERS)(
       for (let i = 0; i < 6; i++) {
         const res = await post(i, ip, 'mutation { like }');
         const liked = typeof (res.body as GraphqlBody).data?.like === 'number';
-        if (!liked) expectRejection(res, 'demo.graphql-like', ['like']);
+        if (!liked) expectRejection(res, 'fx.graphql-like', ['like']);
         results.push(liked);
       }
       expect(results).toEqual([true, true, true, false, false, false]);
     });
 
     it('field resolver: its own limit (2) nulls the field, the rest of the answer stays', async () => {
-      await ensureWindowHeadroom(10_000, 2_000);
       const ip = '203.0.113.63';
       const translations: (string | null)[] = [];
       for (let i = 0; i < 4; i++) {
@@ -118,7 +116,7 @@ describe.each(DRIVERS)(
         };
         expect(quote.text).toBe('Less, but better.');
         if (quote.translation === null)
-          expectRejection(res, 'demo.graphql-translation', ['quote', 'translation']);
+          expectRejection(res, 'fx.graphql-translation', ['quote', 'translation']);
         translations.push(quote.translation);
       }
       expect(translations).toEqual(['.retteb tub ,sseL', '.retteb tub ,sseL', null, null]);
