@@ -5,20 +5,24 @@
  * fresh `uniquePrefix()` as RATE_LIMIT_KEY_PREFIX, and TRUST_PROXY=loopback so a test picks its
  * client IP with X-Forwarded-For. In the algorithm block every algorithm uses its own client IP
  * (and its own policy name, which is part of the key), so each starts from a clean state.
+ *
+ * Windows: the routes' limits and algorithms are the demo's, checked as declared; their windows
+ * are set through the admin API to one without a boundary in the hour before the bursts, which
+ * then never straddle one (a new window would admit the client again) wherever the clock is.
  */
 import type { INestApplication } from '@nestjs/common';
 import request, { type Response } from 'supertest';
-import { RATE_LIMIT_ALGORITHMS, RateLimiterService } from '@app/rate-limit';
-import { startTestRedis, uniquePrefix, type TestRedis } from '../libs/rate-limit/test/support/redis-test-server';
+import { RATE_LIMIT_ALGORITHMS, RateLimiterService, type PolicyView } from '@app/rate-limit';
+import {
+  startTestRedis,
+  uniquePrefix,
+  type TestRedis,
+} from '../libs/rate-limit/test/support/redis-test-server';
 import { createDemoApp } from './utils/create-demo-app';
-import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
+import { demoWindowsWithoutBoundary } from './support/demo-windows';
 
 const ALGORITHMS = RATE_LIMIT_ALGORITHMS;
-
-const TEN_SECONDS = 10_000;
-const ONE_MINUTE = 60_000;
-/** Generous time for a burst of a few local requests to stay inside one aligned window. */
-const BURST_HEADROOM_MS = 1_500;
+const ADMIN_TOKEN = 'demo-routes-admin-token-0123456789abcdef';
 
 let redis: TestRedis;
 
@@ -30,8 +34,14 @@ afterAll(async () => {
   await redis?.close();
 });
 
-/** Two demo instances on the shared Redis with one fresh key prefix; closed in afterAll. */
-function usePair(label: string): { a: () => INestApplication; b: () => INestApplication } {
+/**
+ * Two demo instances on the shared Redis with one fresh key prefix, `policies` given a window
+ * without a boundary; closed in afterAll.
+ */
+function usePair(
+  label: string,
+  policies: readonly string[],
+): { a: () => INestApplication; b: () => INestApplication } {
   let a: INestApplication | undefined;
   let b: INestApplication | undefined;
   beforeAll(async () => {
@@ -39,11 +49,13 @@ function usePair(label: string): { a: () => INestApplication; b: () => INestAppl
       REDIS_URL: redis.url,
       RATE_LIMIT_KEY_PREFIX: uniquePrefix(label),
       TRUST_PROXY: 'loopback',
+      ADMIN_TOKEN,
     };
     a = await createDemoApp(overrides);
     b = await createDemoApp(overrides);
     await a.listen(0, '127.0.0.1');
     await b.listen(0, '127.0.0.1');
+    await demoWindowsWithoutBoundary([a, b], ADMIN_TOKEN, policies);
   });
   afterAll(async () => {
     await a?.close();
@@ -63,6 +75,15 @@ function get(
   return req;
 }
 
+/** The policy as the admin API shows it: `defaults` are its declared thresholds. */
+async function declared(app: INestApplication, policy: string): Promise<PolicyView> {
+  const view = await request(app.getHttpServer())
+    .get(`/admin/policies/${policy}`)
+    .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+    .expect(200);
+  return view.body as PolicyView;
+}
+
 function rateLimitHeaderNames(res: Response): string[] {
   return Object.keys(res.headers).filter((h) => h.startsWith('ratelimit') || h === 'retry-after');
 }
@@ -80,8 +101,19 @@ function expect429(res: Response, policy: string): void {
 }
 
 describe('GET /api/<algo>: 5 per 10 s per client IP, two instances on one Redis', () => {
-  const pair = usePair('demo-algos');
+  const pair = usePair(
+    'demo-algos',
+    ALGORITHMS.map((algo) => `demo.${algo}`),
+  );
   const sequences: string[] = [];
+
+  it.each(ALGORITHMS)('declares demo.%s as 5 per 10 s per client IP on its route', async (algo) => {
+    expect(await declared(pair.a(), `demo.${algo}`)).toMatchObject({
+      algo,
+      defaults: { limit: 5, windowMs: 10_000, burst: 5 },
+      routes: [{ method: 'GET', path: `/api/${algo}` }],
+    });
+  });
 
   afterAll(() => {
     // One line per algorithm: the status of each request, alternating A, B, A, ...
@@ -91,7 +123,6 @@ describe('GET /api/<algo>: 5 per 10 s per client IP, two instances on one Redis'
   it.each(ALGORITHMS.map((algo, i) => [algo, `203.0.113.${10 + i}`]))(
     '%s: 5 x 200 then 3 x 429 across both instances (client %s)',
     async (algo, ip) => {
-      await ensureWindowHeadroom(TEN_SECONDS, BURST_HEADROOM_MS);
       const responses: Response[] = [];
       for (let i = 0; i < 8; i++) {
         responses.push(await get(i % 2 === 0 ? pair.a() : pair.b(), `/api/${algo}`, ip));
@@ -114,11 +145,9 @@ describe('GET /api/<algo>: 5 per 10 s per client IP, two instances on one Redis'
 });
 
 describe('GET /api/stacked: demo.stacked-client (3/10s per IP) + demo.stacked-route (20/1m per route)', () => {
-  const pair = usePair('demo-stacked');
+  const pair = usePair('demo-stacked', ['demo.stacked-client', 'demo.stacked-route']);
 
   it('admits 3, rejects the 4th on demo.stacked-client, and does not charge the route-wide policy for it', async () => {
-    // demo.stacked-route is a fixed window of one minute: keep the burst and the peek in one.
-    await ensureWindowHeadroom(ONE_MINUTE, BURST_HEADROOM_MS);
     const ip = '198.51.100.7';
     const responses: Response[] = [];
     for (let i = 0; i < 4; i++)
@@ -138,11 +167,19 @@ describe('GET /api/stacked: demo.stacked-client (3/10s per IP) + demo.stacked-ro
       .peek('demo.stacked-route', 'route:demo.stacked-route');
     expect(route.source).toBe('redis');
     expect(route.remaining).toBe(20 - 3);
+    expect(await declared(pair.a(), 'demo.stacked-client')).toMatchObject({
+      algo: 'sliding-window',
+      defaults: { limit: 3, windowMs: 10_000 },
+    });
+    expect(await declared(pair.a(), 'demo.stacked-route')).toMatchObject({
+      algo: 'fixed-window',
+      defaults: { limit: 20, windowMs: 60_000 },
+    });
   });
 });
 
 describe('GET /api/keyed: token-bucket 5/10s per X-Api-Key, per IP without it', () => {
-  const pair = usePair('demo-keyed');
+  const pair = usePair('demo-keyed', ['demo.api-key']);
 
   it('gives each API key its own 5, and falls back to the client IP bucket without the header', async () => {
     const ip = '198.51.100.20';
@@ -175,11 +212,15 @@ describe('GET /api/keyed: token-bucket 5/10s per X-Api-Key, per IP without it', 
     expect((await limiter.peek('demo.api-key', `ip:${ip}`)).remaining).toBe(0);
     expect((await limiter.peek('demo.api-key', 'key:key-alpha')).remaining).toBe(0);
     expect((await limiter.peek('demo.api-key', 'key:key-beta')).remaining).toBe(0);
+    expect(await declared(pair.a(), 'demo.api-key')).toMatchObject({
+      algo: 'token-bucket',
+      defaults: { limit: 5, windowMs: 10_000 },
+    });
   });
 });
 
 describe('GET /api/unlimited: @SkipRateLimit()', () => {
-  const pair = usePair('demo-unlimited');
+  const pair = usePair('demo-unlimited', []);
 
   it('answers 20 requests with 200 and no rate limit headers', async () => {
     const responses: Response[] = [];
