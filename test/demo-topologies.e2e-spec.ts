@@ -11,12 +11,15 @@ import {
   type TestSentinel,
 } from '../libs/rate-limit/test/support/redis-sentinel';
 import { createDemoApp } from './utils/create-demo-app';
-import { ensureWindowHeadroom } from '../libs/rate-limit/test/support/window-headroom';
+import { demoWindowsWithoutBoundary } from './support/demo-windows';
+
+const ADMIN_TOKEN = 'topologies-admin-token-0123456789abcdef';
 
 /**
  * The demo selects Redis Cluster and Sentinel from its environment, and two instances on either
  * share the limits; and a Redis killed while requests are in flight costs no request more than
- * the command timeout.
+ * the command timeout. The policies a test bursts on get a window without a boundary within the
+ * hour (admin API) first: their own 10 s windows could end mid-burst and admit the client again.
  */
 async function alternate(
   a: INestApplication,
@@ -48,9 +51,15 @@ describe('demo on a Redis Cluster (REDIS_CLUSTER_NODES)', () => {
       REDIS_CLUSTER_NODES: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(','),
       RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
       TRUST_PROXY: 'loopback',
-      ADMIN_TOKEN: 'topologies-admin-token-0123456789abcdef',
+      ADMIN_TOKEN,
     };
     [a, b] = await Promise.all([createDemoApp(env), createDemoApp(env)]);
+    await demoWindowsWithoutBoundary([a, b], ADMIN_TOKEN, [
+      'demo.sliding-window',
+      'demo.gcra',
+      'demo.stacked-client',
+      'demo.stacked-route',
+    ]);
   }, 60_000);
   afterAll(async () => {
     await Promise.all([a?.close(), b?.close()]);
@@ -67,9 +76,6 @@ describe('demo on a Redis Cluster (REDIS_CLUSTER_NODES)', () => {
   );
 
   it('stacked policies of one identity need no cross-slot command', async () => {
-    // Demo routes have 10 s fixed windows: a burst must not straddle one's end (a new window
-    // admits the client again; tests that did not wait failed so under load).
-    await ensureWindowHeadroom(10_000, 3_000);
     const statuses = [];
     for (let i = 0; i < 4; i++)
       statuses.push(
@@ -95,9 +101,10 @@ describe('demo on Redis Sentinel (REDIS_SENTINELS)', () => {
       REDIS_SENTINEL_NAME: sentinel.name,
       RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
       TRUST_PROXY: 'loopback',
-      ADMIN_TOKEN: 'topologies-admin-token-0123456789abcdef',
+      ADMIN_TOKEN,
     };
     [a, b] = await Promise.all([createDemoApp(env), createDemoApp(env)]);
+    await demoWindowsWithoutBoundary([a, b], ADMIN_TOKEN, ['demo.token-bucket']);
   }, 60_000);
   afterAll(async () => {
     await Promise.all([a?.close(), b?.close()]);
@@ -121,7 +128,7 @@ describe('Redis killed while requests are in flight', () => {
       REDIS_URL: redis.url,
       RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
       TRUST_PROXY: 'loopback',
-      ADMIN_TOKEN: 'topologies-admin-token-0123456789abcdef',
+      ADMIN_TOKEN,
     });
   });
   afterAll(async () => {
