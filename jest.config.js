@@ -53,7 +53,9 @@ const swc = (syntax) => [
 
 /** @type {import('jest').Config} */
 const shared = {
-  testEnvironment: 'node',
+  // Node's environment, failing a file that leaves an ioredis client open (tools/jest/).
+  testEnvironment: '<rootDir>/tools/jest/no-open-redis-clients.environment.ts',
+  setupFiles: ['<rootDir>/tools/jest/open-redis-clients.ts'],
   rootDir: __dirname,
   transform: {
     '^.+\\.(t|mt|ct)s$': swc('typescript'),
@@ -82,12 +84,6 @@ const e2e = {
 /** @type {import('jest').Config} */
 module.exports = {
   maxWorkers: 2,
-  // Every test file in a fresh worker process (about 1 s more per file): what a file leaves
-  // behind, a Redis client retrying or a command rejecting once its server stops, is otherwise
-  // charged to the next file the worker runs. Seen in CI: another file's ioredis reconnect timer
-  // in no-leaked-timers; an unhandled "Connection is closed" with no frame of ours in
-  // admin-token-logs, which passes alone.
-  workerIdleMemoryLimit: '1MB',
   testTimeout: 30_000,
   projects: [
     {
@@ -110,7 +106,7 @@ module.exports = {
     {
       ...e2e,
       displayName: 'e2e-fastify',
-      setupFiles: ['<rootDir>/test/utils/fastify-platform.ts'],
+      setupFiles: [...shared.setupFiles, '<rootDir>/test/utils/fastify-platform.ts'],
     },
     {
       // The demo as separate processes (`node dist/apps/demo/main.js`), built once beforehand;
