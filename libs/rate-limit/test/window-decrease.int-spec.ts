@@ -94,7 +94,7 @@ describe.each(stores)('a window shortened through the admin API: %s store', (sto
     expect(after).toHaveLength(CLIENTS.length);
     // Two windows for the sliding counter (its previous window still weighs).
     for (const ttl of after) expect(ttl).toBeLessThanOrEqual(2_000);
-    // Nothing sent since: free within the new window(s), not an hour later.
+    // Nothing sent since: free within the new window(s), not when the old one ends.
     await within(5_000, async () => (await limiter.peek(algo, CLIENTS[0])).remaining === 2);
   });
 
