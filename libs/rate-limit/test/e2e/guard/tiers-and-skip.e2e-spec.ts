@@ -1,12 +1,13 @@
+/**
+ * Tiers and skips over HTTP, on a fixture app with the memory store: a policy's own tier
+ * resolver or the module's, synchronous or not; an unknown tier on the policy's thresholds; the
+ * module's skip and a policy's own.
+ */
 import { Controller, Get, type ExecutionContext, type INestApplication } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
-import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import type { RateLimitModuleOptions } from '../config/rate-limit-module-options.interface';
-import { RateLimit } from '../decorators/rate-limit.decorator';
-import { RateLimitModule } from '../module/rate-limit.module';
-import { RateLimiterService } from '../service/rate-limiter.service';
-import { RateLimitGuard } from './rate-limit.guard';
+import { RateLimit, RateLimiterService, type RateLimitModuleOptions } from '@app/rate-limit';
+import { createFixtureApp } from '../fixtures/fixture-app';
+import { WINDOW } from './guard-controllers';
 
 const CLIENT = { header: 'x-client' } as const;
 
@@ -23,7 +24,7 @@ class TieredController {
   @RateLimit({
     name: 'tier-sync',
     limit: 1,
-    window: '1h',
+    window: WINDOW,
     key: CLIENT,
     tiers: { pro: { limit: 3 } },
     tier: plan,
@@ -36,7 +37,7 @@ class TieredController {
   @RateLimit({
     name: 'tier-async',
     limit: 1,
-    window: '1h',
+    window: WINDOW,
     key: CLIENT,
     tiers: { pro: { limit: 3 } },
     tier: async (ctx) => plan(ctx),
@@ -49,7 +50,7 @@ class TieredController {
   @RateLimit({
     name: 'tier-default',
     limit: 1,
-    window: '1h',
+    window: WINDOW,
     key: CLIENT,
     tiers: { gold: { limit: 2 } },
   })
@@ -58,14 +59,14 @@ class TieredController {
   }
 
   @Get('untiered')
-  @RateLimit({ name: 'untiered', limit: 1, window: '1h', key: CLIENT })
+  @RateLimit({ name: 'untiered', limit: 1, window: WINDOW, key: CLIENT })
   untiered() {
     return 'ok';
   }
 
   @Get('skip')
-  @RateLimit({ name: 'skippable', limit: 1, window: '1h', key: CLIENT, skip: skipWhenAsked })
-  @RateLimit({ name: 'kept', limit: 2, window: '1h', key: CLIENT })
+  @RateLimit({ name: 'skippable', limit: 1, window: WINDOW, key: CLIENT, skip: skipWhenAsked })
+  @RateLimit({ name: 'kept', limit: 2, window: WINDOW, key: CLIENT })
   skip() {
     return 'ok';
   }
@@ -74,7 +75,7 @@ class TieredController {
   @RateLimit({
     name: 'skippable-async',
     limit: 1,
-    window: '1h',
+    window: WINDOW,
     key: CLIENT,
     skip: async (ctx) => skipWhenAsked(ctx),
   })
@@ -83,15 +84,8 @@ class TieredController {
   }
 }
 
-async function createApp(options: RateLimitModuleOptions): Promise<INestApplication> {
-  const moduleRef = await Test.createTestingModule({
-    imports: [RateLimitModule.forRoot(options)],
-    controllers: [TieredController],
-    providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
-  }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
-  await app.init();
-  return app;
+function createApp(limiter: RateLimitModuleOptions): Promise<INestApplication> {
+  return createFixtureApp({ limiter, controllers: [TieredController] });
 }
 
 /** The RateLimit-Limit and RateLimit-Remaining headers of each of `count` requests. */

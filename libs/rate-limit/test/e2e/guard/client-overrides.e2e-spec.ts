@@ -1,12 +1,12 @@
+/**
+ * Client overrides as the guard answers them over HTTP, on a fixture app with the memory store:
+ * a deny's own message and no Retry-After, nothing charged, an allow never rejected.
+ */
 import { Controller, Get, type INestApplication } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
-import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { RateLimit } from '../decorators/rate-limit.decorator';
-import { RateLimitModule } from '../module/rate-limit.module';
-import { ClientOverrides } from '../runtime/client-overrides/client-overrides.service';
-import { RateLimiterService } from '../service/rate-limiter.service';
-import { RateLimitGuard } from './rate-limit.guard';
+import { ClientOverrides, RateLimit, RateLimiterService } from '@app/rate-limit';
+import { createFixtureApp } from '../fixtures/fixture-app';
+import { WINDOW } from './guard-controllers';
 
 /** supertest reaches the app over loopback; the guard reports `::ffff:127.0.0.1` as IPv4. */
 const LOCAL = 'ip:127.0.0.1';
@@ -14,21 +14,21 @@ const LOCAL = 'ip:127.0.0.1';
 @Controller('guarded')
 class GuardedController {
   @Get()
-  @RateLimit({ name: 'guarded', limit: 1, window: '1h' })
+  @RateLimit({ name: 'guarded', limit: 1, window: WINDOW })
   guarded() {
     return 'ok';
   }
 
   @Get('stacked')
-  @RateLimit({ name: 'guarded', limit: 1, window: '1h' })
-  @RateLimit({ name: 'roomy', limit: 10, window: '1h' })
+  @RateLimit({ name: 'guarded', limit: 1, window: WINDOW })
+  @RateLimit({ name: 'roomy', limit: 10, window: WINDOW })
   stacked() {
     return 'ok';
   }
 
   @Get('tight')
-  @RateLimit({ name: 'tight', limit: 1, window: '1h' })
-  @RateLimit({ name: 'guarded', limit: 1, window: '1h' })
+  @RateLimit({ name: 'tight', limit: 1, window: WINDOW })
+  @RateLimit({ name: 'guarded', limit: 1, window: WINDOW })
   tight() {
     return 'ok';
   }
@@ -41,13 +41,7 @@ describe('RateLimitGuard with client overrides (memory store)', () => {
   const get = (path = '/guarded') => request(app.getHttpServer()).get(path);
 
   beforeAll(async () => {
-    const moduleRef = await Test.createTestingModule({
-      imports: [RateLimitModule.forRoot({})],
-      controllers: [GuardedController],
-      providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    await app.init();
+    app = await createFixtureApp({ controllers: [GuardedController] });
     overrides = app.get(ClientOverrides);
     limiter = app.get(RateLimiterService);
   });
