@@ -1,8 +1,8 @@
 import { Test } from '@nestjs/testing';
-import { FallbackStore } from '../engine/fallback-store';
-import { type MemoryStore } from '../store/memory/memory-store';
-import { RateLimitModule } from '../module/rate-limit.module';
-import { RATE_LIMIT_STORE } from '../rate-limit.constants';
+import { FallbackStore } from '../src/engine/fallback-store';
+import { type MemoryStore } from '../src/store/memory/memory-store';
+import { RateLimitModule } from '../src/module/rate-limit.module';
+import { RATE_LIMIT_STORE } from '../src/rate-limit.constants';
 
 describe('RateLimitModule memoryMaxKeys', () => {
   it('caps both memory stores: the standalone one and the Redis fallback', async () => {

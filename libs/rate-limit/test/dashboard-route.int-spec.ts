@@ -2,15 +2,15 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
-import { RateLimitConfigError } from '../../errors/rate-limit-config.error';
-import { ClientOverridesAdmin } from '../client-overrides-admin';
-import { FailedTokenLimiter } from '../failed-token-limiter';
-import { PolicyKeys } from '../policy-keys';
-import { RateLimitAdminActivity } from '../rate-limit-admin-activity.service';
-import { RateLimitAdminModule } from '../rate-limit-admin.module';
-import { RateLimitAdminService } from '../rate-limit-admin.service';
-import type { DashboardAsset } from './dashboard-assets';
-import { DASHBOARD_ASSETS } from './dashboard.controller';
+import { RateLimitConfigError } from '../src/errors/rate-limit-config.error';
+import { ClientOverridesAdmin } from '../src/admin/client-overrides-admin';
+import { FailedTokenLimiter } from '../src/admin/failed-token-limiter';
+import { PolicyKeys } from '../src/admin/policy-keys';
+import { RateLimitAdminActivity } from '../src/admin/rate-limit-admin-activity.service';
+import { RateLimitAdminModule } from '../src/admin/rate-limit-admin.module';
+import { RateLimitAdminService } from '../src/admin/rate-limit-admin.service';
+import type { DashboardAsset } from '../src/admin/dashboard/dashboard-assets';
+import { DASHBOARD_ASSETS } from '../src/admin/dashboard/dashboard.controller';
 
 const TOKEN = 'unit-admin-token-0123456789abcdef';
 const INDEX =

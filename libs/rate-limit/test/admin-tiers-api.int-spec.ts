@@ -2,11 +2,11 @@ import { Controller, Get, type ExecutionContext, type INestApplication } from '@
 import { APP_GUARD } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { RateLimit } from '../decorators/rate-limit.decorator';
-import { RateLimitGuard } from '../guard/rate-limit.guard';
-import { RateLimitModule } from '../module/rate-limit.module';
-import type { PolicyView, TierView } from './policy-view.interface';
-import { RateLimitAdminModule } from './rate-limit-admin.module';
+import { RateLimit } from '../src/decorators/rate-limit.decorator';
+import { RateLimitGuard } from '../src/guard/rate-limit.guard';
+import { RateLimitModule } from '../src/module/rate-limit.module';
+import type { PolicyView, TierView } from '../src/admin/policy-view.interface';
+import { RateLimitAdminModule } from '../src/admin/rate-limit-admin.module';
 
 const TOKEN = 'unit-admin-token-0123456789abcdef';
 const AUTH = { Authorization: `Bearer ${TOKEN}` };

@@ -1,9 +1,9 @@
 import { Controller, Get, Injectable, Logger } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { RateLimit } from '../decorators/rate-limit.decorator';
-import { RateLimitConfigError } from '../errors/rate-limit-config.error';
-import { bootApp as boot, bootError } from '../../test/support/boot-app';
-import { RouteTable } from './route-table';
+import { RateLimit } from '../src/decorators/rate-limit.decorator';
+import { RateLimitConfigError } from '../src/errors/rate-limit-config.error';
+import { bootApp as boot, bootError } from './support/boot-app';
+import { RouteTable } from '../src/registry/route-table';
 
 const NOT_A_HANDLER =
   'is not an HTTP route, GraphQL resolver, WebSocket message handler or microservice ' +

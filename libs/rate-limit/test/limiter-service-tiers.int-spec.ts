@@ -1,9 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { UnknownPolicyError } from '../errors/unknown-policy.error';
-import { RateLimitModule } from '../module/rate-limit.module';
-import { PolicyRegistry } from '../registry/policy-registry';
-import { RateLimiterService } from './rate-limiter.service';
+import { UnknownPolicyError } from '../src/errors/unknown-policy.error';
+import { RateLimitModule } from '../src/module/rate-limit.module';
+import { PolicyRegistry } from '../src/registry/policy-registry';
+import { RateLimiterService } from '../src/service/rate-limiter.service';
 
 describe('RateLimiterService tier option (memory store)', () => {
   let app: INestApplication;

@@ -1,8 +1,8 @@
 import { Query, ResolveField, Resolver } from '@nestjs/graphql';
-import { RateLimit } from '../decorators/rate-limit.decorator';
-import { RateLimitConfigError } from '../errors/rate-limit-config.error';
-import { bootApp as boot, bootError } from '../../test/support/boot-app';
-import { RouteTable } from './route-table';
+import { RateLimit } from '../src/decorators/rate-limit.decorator';
+import { RateLimitConfigError } from '../src/errors/rate-limit-config.error';
+import { bootApp as boot, bootError } from './support/boot-app';
+import { RouteTable } from '../src/registry/route-table';
 
 @RateLimit({ limit: 5, window: '1m' })
 @Resolver()

@@ -1,21 +1,24 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { DecisionEngine } from '../../engine/decision-engine';
-import { InvalidPolicyChangeError } from '../../errors/invalid-policy-change.error';
-import { UncertainWriteError } from '../../errors/uncertain-write.error';
-import { UnknownPolicyError } from '../../errors/unknown-policy.error';
-import { RateLimitModule } from '../../module/rate-limit.module';
+import { DecisionEngine } from '../src/engine/decision-engine';
+import { InvalidPolicyChangeError } from '../src/errors/invalid-policy-change.error';
+import { UncertainWriteError } from '../src/errors/uncertain-write.error';
+import { UnknownPolicyError } from '../src/errors/unknown-policy.error';
+import { RateLimitModule } from '../src/module/rate-limit.module';
 import {
   RATE_LIMIT_CLIENT_OVERRIDES,
   RATE_LIMIT_CONFIG,
   RATE_LIMIT_STORE,
-} from '../../rate-limit.constants';
-import type { RateLimitConfig } from '../../config/resolve-module-options';
-import { RateLimiterService } from '../../service/rate-limiter.service';
-import { MemoryStore } from '../../store/memory/memory-store';
-import type { ClientOverrideIndex } from './client-override-index';
-import { ClientOverrides } from './client-overrides.service';
+} from '../src/rate-limit.constants';
+import type { RateLimitConfig } from '../src/config/resolve-module-options';
+import { RateLimiterService } from '../src/service/rate-limiter.service';
+import { MemoryStore } from '../src/store/memory/memory-store';
+import type { ClientOverrideIndex } from '../src/runtime/client-overrides/client-override-index';
+import { ClientOverrides } from '../src/runtime/client-overrides/client-overrides.service';
+import { windowWithoutBoundary } from './support/window-headroom';
 
+/** Fixed windows that do not end during a test (a new one would admit a client again). */
+const WINDOW = windowWithoutBoundary();
 const IP = 'ip:203.0.113.7';
 const USER = 'user:alice@example.com';
 
@@ -33,8 +36,8 @@ describe('ClientOverrides on the memory store', () => {
       imports: [
         RateLimitModule.forRoot({
           policies: [
-            { name: 'api', limit: 2, window: '1h' },
-            { name: 'other', limit: 2, window: '1h' },
+            { name: 'api', limit: 2, window: WINDOW },
+            { name: 'other', limit: 2, window: WINDOW },
           ],
         }),
       ],
@@ -194,7 +197,7 @@ describe('ClientOverrides when the index fails (memory store)', () => {
   beforeEach(async () => {
     for (const method of Object.values(index)) method.mockReset().mockImplementation(down);
     const moduleRef = await Test.createTestingModule({
-      imports: [RateLimitModule.forRoot({ policies: [{ name: 'api', limit: 2, window: '1h' }] })],
+      imports: [RateLimitModule.forRoot({ policies: [{ name: 'api', limit: 2, window: WINDOW }] })],
     })
       .overrideProvider(RATE_LIMIT_CLIENT_OVERRIDES)
       .useValue(index)

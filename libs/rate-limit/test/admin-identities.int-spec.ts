@@ -2,11 +2,11 @@ import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
-import { RateLimit } from '../decorators/rate-limit.decorator';
-import { RateLimitGuard } from '../guard/rate-limit.guard';
-import type { RateLimitModuleOptions } from '../config/rate-limit-module-options.interface';
-import { RateLimitModule } from '../module/rate-limit.module';
-import { RateLimitAdminModule } from './rate-limit-admin.module';
+import { RateLimit } from '../src/decorators/rate-limit.decorator';
+import { RateLimitGuard } from '../src/guard/rate-limit.guard';
+import type { RateLimitModuleOptions } from '../src/config/rate-limit-module-options.interface';
+import { RateLimitModule } from '../src/module/rate-limit.module';
+import { RateLimitAdminModule } from '../src/admin/rate-limit-admin.module';
 
 /**
  * Identities as operators type them into the admin API (client overrides, key resets): an

@@ -1,14 +1,14 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import type { RateLimitConfig } from '../config/resolve-module-options';
-import { RateLimitModule } from '../module/rate-limit.module';
-import { RATE_LIMIT_CONFIG, RATE_LIMIT_STORE } from '../rate-limit.constants';
-import { PolicyRegistry } from '../registry/policy-registry';
-import { ClientOverrides } from '../runtime/client-overrides/client-overrides.service';
-import { RateLimiterService } from '../service/rate-limiter.service';
-import { MemoryStore } from '../store/memory/memory-store';
-import { RateLimitAdminModule } from './rate-limit-admin.module';
-import { RateLimitAdminService } from './rate-limit-admin.service';
+import type { RateLimitConfig } from '../src/config/resolve-module-options';
+import { RateLimitModule } from '../src/module/rate-limit.module';
+import { RATE_LIMIT_CONFIG, RATE_LIMIT_STORE } from '../src/rate-limit.constants';
+import { PolicyRegistry } from '../src/registry/policy-registry';
+import { ClientOverrides } from '../src/runtime/client-overrides/client-overrides.service';
+import { RateLimiterService } from '../src/service/rate-limiter.service';
+import { MemoryStore } from '../src/store/memory/memory-store';
+import { RateLimitAdminModule } from '../src/admin/rate-limit-admin.module';
+import { RateLimitAdminService } from '../src/admin/rate-limit-admin.service';
 
 const TOKEN = 'unit-admin-token-0123456789abcdef';
 const HOUR = 3_600_000;

@@ -8,8 +8,8 @@ import {
   SwaggerModule,
   type OpenAPIObject,
 } from '@nestjs/swagger';
-import { RateLimit } from '../decorators/rate-limit.decorator';
-import { SkipRateLimit } from '../decorators/skip-rate-limit.decorator';
+import { RateLimit } from '../src/decorators/rate-limit.decorator';
+import { SkipRateLimit } from '../src/decorators/skip-rate-limit.decorator';
 
 const LIMIT = { limit: 5, window: '10s' } as const;
 const THROTTLED = { $ref: '#/components/schemas/RateLimitExceeded' };

@@ -12,24 +12,28 @@ import request from 'supertest';
 import {
   HEADER_STYLES,
   type RateLimitModuleOptions,
-} from '../config/rate-limit-module-options.interface';
-import { RateLimit } from '../decorators/rate-limit.decorator';
-import { RateLimitConfigError } from '../errors/rate-limit-config.error';
-import { RateLimitGuard } from '../guard/rate-limit.guard';
-import { RateLimitModule } from '../module/rate-limit.module';
-import { documentRateLimits } from './document-rate-limits';
-import { RATE_LIMIT_UNAVAILABLE_BODY } from './openapi-bodies';
+} from '../src/config/rate-limit-module-options.interface';
+import { RateLimit } from '../src/decorators/rate-limit.decorator';
+import { RateLimitConfigError } from '../src/errors/rate-limit-config.error';
+import { RateLimitGuard } from '../src/guard/rate-limit.guard';
+import { RateLimitModule } from '../src/module/rate-limit.module';
+import { documentRateLimits } from '../src/openapi/document-rate-limits';
+import { RATE_LIMIT_UNAVAILABLE_BODY } from '../src/openapi/openapi-bodies';
+import { windowWithoutBoundary } from './support/window-headroom';
+
+/** The admitted request and the rejected one fall in one window, wherever the clock is. */
+const WINDOW = windowWithoutBoundary();
 
 @Controller('p')
 class PublicController {
   @Get('limited')
-  @RateLimit({ name: 'one-per-minute', limit: 1, window: '1m' })
+  @RateLimit({ name: 'one-per-window', limit: 1, window: WINDOW })
   limited() {
     return { ok: true };
   }
 
   @Get('hidden')
-  @RateLimit({ name: 'hidden', limit: 1, window: '1m', openApi: false })
+  @RateLimit({ name: 'hidden', limit: 1, window: WINDOW, openApi: false })
   hidden() {
     return { ok: true };
   }
