@@ -20,19 +20,19 @@ import { Test } from '@nestjs/testing';
 import { firstValueFrom } from 'rxjs';
 import request from 'supertest';
 import { RateLimit, RateLimitGuard, RateLimitModule } from '@app/rate-limit';
-import { freePort } from '../support/free-port';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from '../../libs/rate-limit/test/support/redis-test-server';
-import type { WsTestClient } from './ws-clients';
+import { freePort } from '../../../../../test/support/free-port';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../../support/redis-test-server';
+import { windowWithoutBoundary } from '../../support/window-headroom';
+import type { WsTestClient } from '../fixtures/ws-clients';
+
+/** Fixed windows that do not end during a test (a new one would admit a client again). */
+const WINDOW = windowWithoutBoundary();
 
 @Resolver()
 @Injectable({ scope: Scope.REQUEST })
 class ScopedResolver {
   @Query(() => String)
-  @RateLimit({ name: 'hostile.scoped', limit: 1, window: '1h' })
+  @RateLimit({ name: 'hostile.scoped', limit: 1, window: WINDOW })
   scoped(): string {
     return 'scoped';
   }
@@ -41,7 +41,7 @@ class ScopedResolver {
 @Resolver()
 class KeyedResolver {
   @Query(() => String)
-  @RateLimit({ name: 'hostile.keyed', limit: 1, window: '1h', key: 'api-key' })
+  @RateLimit({ name: 'hostile.keyed', limit: 1, window: WINDOW, key: 'api-key' })
   keyed(): string {
     return 'keyed';
   }
@@ -49,7 +49,7 @@ class KeyedResolver {
 
 /** Every message handler of the gateway shares the class's limit, per connection. */
 @WebSocketGateway({ path: '/hostile-ws' })
-@RateLimit({ name: 'hostile.gateway', limit: 2, window: '1h', key: 'connection' })
+@RateLimit({ name: 'hostile.gateway', limit: 2, window: WINDOW, key: 'connection' })
 class ClassLimitedGateway {
   @SubscribeMessage('one')
   one(): { event: string; data: number } {
@@ -72,7 +72,7 @@ class ClassLimitedGateway {
 class HybridController {
   @Get('hybrid')
   @MessagePattern('hybrid')
-  @RateLimit({ name: 'hostile.hybrid', limit: 5, window: '1h' })
+  @RateLimit({ name: 'hostile.hybrid', limit: 5, window: WINDOW })
   hybrid(): string {
     return 'hybrid';
   }

@@ -11,16 +11,16 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { RateLimit, RateLimitGuard, RateLimitModule } from '@app/rate-limit';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from '../../libs/rate-limit/test/support/redis-test-server';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../../support/redis-test-server';
+import { windowWithoutBoundary } from '../../support/window-headroom';
+
+/** Fixed windows that do not end during a test (a new one would admit a client again). */
+const WINDOW = windowWithoutBoundary();
 
 @Resolver()
 class PingResolver {
   @Query(() => String)
-  @RateLimit({ name: 'ping', limit: 1, window: '1h' })
+  @RateLimit({ name: 'ping', limit: 1, window: WINDOW })
   ping(): string {
     return 'pong';
   }
