@@ -1,6 +1,6 @@
 /**
- * Hostile microservice input against the demo's limited TCP handler (identity: the payload's
- * tenant) and a limited event handler, one demo instance on a real Redis. Every message must get
+ * Hostile microservice input against a fixture app's limited TCP handler (identity: the
+ * payload's tenant) and a limited event handler, one instance on a real Redis. Every message must get
  * its answer or the TOO_MANY_REQUESTS error: never an internal error, never a crash.
  */
 import { Controller, Logger, type INestApplication } from '@nestjs/common';
@@ -12,13 +12,14 @@ import {
 } from '@nestjs/microservices';
 import { firstValueFrom } from 'rxjs';
 import { RateLimit } from '@app/rate-limit';
-import { freePort } from '../support/free-port';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from '../../libs/rate-limit/test/support/redis-test-server';
-import { createDemoApp } from '../utils/create-demo-app';
+import { freePort } from '../../../../../test/support/free-port';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../../support/redis-test-server';
+import { windowWithoutBoundary } from '../../support/window-headroom';
+import { createFixtureApp, PATIENT_TIMEOUT_MS } from '../fixtures/fixture-app';
+import { QuotesRpcController } from '../fixtures/quotes-messages';
+
+/** Fixed windows that do not end during a test (a new one would admit a client again). */
+const WINDOW = windowWithoutBoundary();
 
 /** Counts the events the limit let through. */
 const seen: unknown[] = [];
@@ -26,7 +27,7 @@ const seen: unknown[] = [];
 @Controller()
 class LimitedEventsController {
   @EventPattern('audit')
-  @RateLimit({ name: 'hostile.rpc-event', limit: 2, window: '1h', key: 'route' })
+  @RateLimit({ name: 'hostile.rpc-event', limit: 2, window: WINDOW, key: 'route' })
   audit(data: unknown): void {
     seen.push(data);
   }
@@ -55,15 +56,15 @@ const errorLog = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => 
 beforeAll(async () => {
   redis = await startTestRedis();
   const port = await freePort();
-  app = await createDemoApp(
-    {
-      REDIS_URL: redis.url,
-      RATE_LIMIT_KEY_PREFIX: uniquePrefix('hrpc'),
-      MICROSERVICE_PORT: String(port),
-      GRAPHQL_DRIVER: 'off',
+  app = await createFixtureApp({
+    limiter: {
+      redis: redis.url,
+      keyPrefix: uniquePrefix('hrpc'),
+      commandTimeoutMs: PATIENT_TIMEOUT_MS,
     },
-    { controllers: [LimitedEventsController, ReadmeSnippetController] },
-  );
+    controllers: [QuotesRpcController, LimitedEventsController, ReadmeSnippetController],
+    microservicePort: port,
+  });
   await app.startAllMicroservices();
   client = ClientProxyFactory.create({
     transport: Transport.TCP,
@@ -88,10 +89,10 @@ const ask = (pattern: string, payload: unknown): Promise<Outcome> =>
 /** An answer, or the limiter's own rejection: anything else is a fault. */
 function expectAnswerOrRejection(outcome: Outcome): void {
   if ('answer' in outcome) return;
-  expect(outcome.error).toMatchObject({ code: 'TOO_MANY_REQUESTS', policy: 'demo.rpc-quote' });
+  expect(outcome.error).toMatchObject({ code: 'TOO_MANY_REQUESTS', policy: 'fx.rpc-quote' });
 }
 
-describe('odd payloads for the demo key function (tenant of the payload)', () => {
+describe('odd payloads for a key function reading the tenant of the payload', () => {
   it.each([
     ['a string', 'acme'],
     ['an array', ['acme']],

@@ -8,17 +8,17 @@
  */
 import type { INestApplication, LoggerService } from '@nestjs/common';
 import request from 'supertest';
-import type { HttpPlatform } from '../../apps/demo/src/config/demo-config';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../../support/redis-test-server';
 import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from '../../libs/rate-limit/test/support/redis-test-server';
-import { parseMetrics } from '../support/demo-process';
-import { DEMO_PLATFORM, createDemoApp } from '../utils/create-demo-app';
+  createFixtureApp,
+  E2E_PLATFORM,
+  PATIENT_TIMEOUT_MS,
+  type HttpPlatform,
+} from '../fixtures/fixture-app';
+import { limiterMetrics } from '../fixtures/limiter-metrics';
+import { graphqlFixture, type GraphqlDriverName } from '../fixtures/quotes-graphql';
 
 const ALIASES = 4_500;
-const ADMIN_TOKEN = 'graphql-alias-flood-admin-token-0123456789';
 /**
  * How many times the rejected query may take the unlimited one's time, median against median
  * of 3 rounds taken in turns. Measured here (4 runs): 1.5-1.8x on Apollo, 2.4-2.9x on
@@ -55,8 +55,8 @@ afterAll(async () => {
   await redis?.close();
 });
 
-const DRIVERS: [string, HttpPlatform][] = [
-  ['apollo', DEMO_PLATFORM],
+const DRIVERS: [GraphqlDriverName, HttpPlatform][] = [
+  ['apollo', E2E_PLATFORM],
   ['mercurius', 'fastify'],
 ];
 
@@ -64,23 +64,19 @@ describe.each(DRIVERS)('4,500 aliases of a limited query on %s (%s)', (driver, p
   let app: INestApplication;
   const log = new CapturedLog();
   beforeAll(async () => {
-    app = await createDemoApp(
-      {
-        REDIS_URL: redis.url,
-        RATE_LIMIT_KEY_PREFIX: uniquePrefix(`flood-${driver}`),
-        TRUST_PROXY: 'loopback',
-        GRAPHQL_DRIVER: driver,
-        HTTP_PLATFORM: platform,
-        ADMIN_TOKEN,
+    // fx.graphql-quote: 5 in a window that does not end during the test, so no boundary can
+    // hand a rejected client a new budget.
+    app = await createFixtureApp({
+      limiter: {
+        redis: redis.url,
+        keyPrefix: uniquePrefix(`flood-${driver}`),
+        trustProxy: 'loopback',
+        commandTimeoutMs: PATIENT_TIMEOUT_MS,
       },
-      { platform, logger: log },
-    );
-    // 5 a day, refilled continuously: no window boundary can hand a rejected client a new budget.
-    await request(app.getHttpServer())
-      .patch('/admin/policies/demo.graphql-quote')
-      .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
-      .send({ algo: 'token-bucket', window: '1d' })
-      .expect(200);
+      imports: [graphqlFixture(driver)],
+      platform,
+      logger: log,
+    });
   });
   afterAll(async () => {
     await app?.close();
@@ -98,8 +94,8 @@ describe.each(DRIVERS)('4,500 aliases of a limited query on %s (%s)', (driver, p
     return { body: res.body as GraphqlBody, ms: performance.now() - started };
   };
   const decisionsOf = async (outcome: string): Promise<number> => {
-    const metrics = parseMetrics((await request(app.getHttpServer()).get('/metrics')).text);
-    const series = `rate_limit_decisions_total{policy="demo.graphql-quote",outcome="${outcome}"}`;
+    const metrics = await limiterMetrics(app);
+    const series = `rate_limit_decisions_total{policy="fx.graphql-quote",outcome="${outcome}"}`;
     return metrics.get(series) ?? 0;
   };
 
@@ -112,7 +108,7 @@ describe.each(DRIVERS)('4,500 aliases of a limited query on %s (%s)', (driver, p
     const paths = new Set(body.errors!.map((error) => error.path?.join('.')));
     expect(paths.size).toBe(ALIASES - 5);
     expect(body.errors![0]).toMatchObject({
-      extensions: { code: 'TOO_MANY_REQUESTS', policy: 'demo.graphql-quote' },
+      extensions: { code: 'TOO_MANY_REQUESTS', policy: 'fx.graphql-quote' },
       locations: [{ line: 1, column: expect.any(Number) as number }],
     });
   });
