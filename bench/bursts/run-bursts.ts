@@ -3,11 +3,14 @@
  * topology (one redis-server, a 3-master Cluster) and each algorithm, `--restarts` times: start
  * `--instances` fresh demo processes (`node dist/apps/demo/main.js`, built by `npm run build`),
  * send a cold burst of 1,000 concurrent requests from one client (their first traffic), then
- * `--warm` bursts of 300 from new clients; limit 50 over a window too long to refill. Counts
- * how many bursts admitted exactly 50, and the fallback decisions, Redis errors and circuit
- * openings the instances recorded. Writes bench/results/bursts-latest.md.
+ * `--warm` rounds of a burst of each of `--warm-sizes` from new clients; limit 50 over a window
+ * too long to refill. Counts how many bursts admitted exactly 50, and the fallback decisions,
+ * Redis errors and circuit openings the instances recorded. Writes
+ * bench/results/bursts-latest.md.
  *
- * Options: --restarts=10 --warm=5 --instances=2 --topologies=single,cluster
+ * Options: --restarts=10 --warm=5 --warm-sizes=300 --instances=2 --topologies=single,cluster.
+ * The rounds `npm test` ran before it bursted the algorithms at once (3 instances, 20 rounds of
+ * 300 and 1,000 after one start): --restarts=1 --warm=20 --warm-sizes=300,1000 --instances=3.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +24,6 @@ import { runBenchmark } from '../support/processes';
 
 const LIMIT = 50;
 const COLD = 1_000;
-const WARM = 300;
 const WINDOW_MS = windowWithoutBoundary();
 
 const option = (name: string, fallback: string) =>
@@ -48,6 +50,7 @@ async function topologyEnv(name: string): Promise<{ env: RedisEnv; close(): Prom
 async function main(): Promise<void> {
   const restarts = Number(option('restarts', '10'));
   const warmBursts = Number(option('warm', '5'));
+  const warmSizes = option('warm-sizes', '300').split(',').map(Number);
   const instances = Number(option('instances', '2'));
   const topologies = option('topologies', 'single,cluster').split(',');
   const load = startLoadGenerator();
@@ -80,7 +83,9 @@ async function main(): Promise<void> {
             return result.statuses[200] ?? 0;
           };
           row.cold.push(await burst(COLD));
-          for (let w = 0; w < warmBursts; w++) row.warm.push(await burst(WARM));
+          for (let w = 0; w < warmBursts; w++) {
+            for (const size of warmSizes) row.warm.push(await burst(size));
+          }
           const faults = await fleet.faults();
           for (const k of Object.keys(faults) as (keyof Row['faults'])[])
             row.faults[k] += faults[k];
@@ -96,7 +101,8 @@ async function main(): Promise<void> {
   load.close();
   const header =
     `Bursts: ${instances} fresh instances per restart, ${restarts} restarts per algorithm, ` +
-    `cold burst ${COLD}, ${warmBursts} warm bursts of ${WARM} per restart, limit ${LIMIT}; ` +
+    `cold burst ${COLD}, ${warmBursts} warm rounds of bursts of ${warmSizes.join(' and ')} per ` +
+    `restart, limit ${LIMIT}; ` +
     `${new Date(started).toISOString()}, ${((Date.now() - started) / 1000).toFixed(0)} s`;
   const table = [
     '| topology | algorithm | cold bursts exact | warm bursts exact | admitted (min-max) | fallback decisions | Redis errors | circuit openings |',

@@ -38,6 +38,8 @@ export interface BurstResult {
   id: number;
   /** Status code (or error code) -> number of responses. */
   statuses: Record<string, number>;
+  /** Per target (in `targets` order): 200 responses. */
+  admittedByTarget: number[];
   elapsedMs: number;
   extraStatus?: number | string;
 }
@@ -88,12 +90,15 @@ async function burst(command: BurstCommand): Promise<BurstResult> {
     );
   }
   const statuses: Record<string, number> = {};
-  for (const status of await Promise.all(pending)) {
+  const admittedByTarget = command.targets.map(() => 0);
+  for (const [i, status] of (await Promise.all(pending)).entries()) {
     statuses[status] = (statuses[status] ?? 0) + 1;
+    if (status === 200) admittedByTarget[i % command.targets.length]++;
   }
   return {
     id: command.id,
     statuses,
+    admittedByTarget,
     elapsedMs: Math.round(performance.now() - started),
     extraStatus: await extra,
   };

@@ -238,6 +238,20 @@ describe('RedisRemaining: what was left when Redis stopped answering', () => {
     expect(remaining.allowance(entry(p, 'new').key, one, undefined, 1)).toBe(6);
   });
 
+  it('keeps what its fallback admitted in a short spell when Redis answers again (a slow Redis, then an outage)', () => {
+    const remaining = seen();
+    const one: InstanceStanding = { instances: 3, rank: 0 };
+    nowMs = 0;
+    remaining.note([entry(p)], redisSaid(49));
+    // A call timed out (Redis starved of CPU): the fallback admitted 5 that Redis never saw.
+    remaining.allowance(entry(p).key, one, undefined, 1);
+    remaining.spend(entry(p).key, 5);
+    // Redis answers the next call in time: the same run goes on.
+    remaining.note([entry(p)], redisSaid(47));
+    // Then the outage: 17 - 2 admitted by Redis - the 5 of the fallback; floor(47 / 3) = 15.
+    expect(remaining.allowance(entry(p).key, one, undefined, 2)).toBe(10);
+  });
+
   it('counts no admissions of earlier windows once a run outlasts a window (one request per window)', () => {
     const remaining = seen();
     const minute = policy('fixed-window', 50, 'enforce', 60_000);

@@ -19,7 +19,7 @@ interface Seen {
   admitted: number;
   /** What was probably left when Redis stopped answering; set at the first fallback decision. */
   leftAtOutage?: number;
-  /** Admitted by this instance's fallback since. */
+  /** Admitted by this instance's fallback in the run (in any spell without Redis). */
   spent: number;
 }
 
@@ -75,7 +75,8 @@ export class RedisRemaining {
           policy,
           admitted:
             (continues ? last.admitted : 0) + (reply.admitted && allowed ? entries[i].cost : 0),
-          spent: 0,
+          // Admitted by the fallback in an earlier spell of the run: Redis never heard of them.
+          spent: continues ? last.spent : 0,
         },
         { ttl: resetMs },
       );
