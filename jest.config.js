@@ -72,6 +72,13 @@ const shared = {
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
 };
 
+/** Integration specs that start a Cluster or Sentinel, or count Lua instructions under valgrind. */
+const TOPOLOGY_SPECS = [
+  'libs/rate-limit/test/cluster.int-spec.ts',
+  'libs/rate-limit/test/sentinel.int-spec.ts',
+  'libs/rate-limit/test/lua-instructions.int-spec.ts',
+];
+
 /** @type {import('jest').Config} */
 const e2e = {
   ...shared,
@@ -99,6 +106,13 @@ module.exports = {
       ...shared,
       displayName: 'integration',
       testMatch: ['<rootDir>/libs/**/test/**/*.int-spec.ts'],
+      testPathIgnorePatterns: TOPOLOGY_SPECS,
+    },
+    {
+      // Several Redis processes, or valgrind: kept out of `npm run test:quick`.
+      ...shared,
+      displayName: 'topologies',
+      testMatch: TOPOLOGY_SPECS.map((spec) => `<rootDir>/${spec}`),
     },
     e2e,
     // The same suite on @nestjs/platform-fastify: both platforms give identical headers, bodies
