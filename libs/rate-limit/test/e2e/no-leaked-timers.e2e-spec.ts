@@ -1,8 +1,10 @@
 import { AsyncLocalStorage, createHook } from 'node:async_hooks';
 import request from 'supertest';
-import { startTestRedis, uniquePrefix } from '../libs/rate-limit/test/support/redis-test-server';
-import { createDemoApp } from './utils/create-demo-app';
-import { untilReady } from './utils/redis-readiness';
+import type { OnRedisError } from '@app/rate-limit';
+import { untilReady } from '../../../../test/utils/redis-readiness';
+import { startTestRedis, uniquePrefix } from '../support/redis-test-server';
+import { createFixtureApp } from './fixtures/fixture-app';
+import { algorithmsController } from './fixtures/limited-controller';
 
 /**
  * Timers (those keeping the process alive) and sockets created while `scenario` runs,
@@ -45,7 +47,7 @@ function tracking(): {
   };
 }
 
-describe.each(['memory', 'open', 'closed'])(
+describe.each<OnRedisError>(['memory', 'open', 'closed'])(
   'onRedisError=%s leaves no timer or socket behind',
   (mode) => {
     it('after a Redis outage and recovery, closing the app releases everything it started', async () => {
@@ -53,11 +55,12 @@ describe.each(['memory', 'open', 'closed'])(
       const app = tracking();
       try {
         await app.run(async () => {
-          const nest = await createDemoApp({
-            REDIS_URL: redis.url,
-            RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
-            RATE_LIMIT_ON_REDIS_ERROR: mode,
-            ADMIN_TOKEN: 'timers-admin-token-0123456789abcdefghi',
+          // The module and the admin API, with everything they start (heartbeat, policy sync,
+          // stats flush, Pub/Sub, the breaker's probes).
+          const nest = await createFixtureApp({
+            limiter: { redis: redis.url, keyPrefix: uniquePrefix(), onRedisError: mode },
+            controllers: [algorithmsController('api', { limit: 5, window: '10s' }, ['gcra'])],
+            admin: true,
           });
           await request(nest.getHttpServer()).get('/api/gcra').expect(200);
           await redis.pause();
