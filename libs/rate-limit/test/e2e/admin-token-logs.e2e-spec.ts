@@ -1,7 +1,8 @@
 import { ConsoleLogger, type INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { startTestRedis, uniquePrefix, type TestRedis } from '../libs/rate-limit/test/support/redis-test-server';
-import { createDemoApp } from './utils/create-demo-app';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';
+import { createFixtureApp } from './fixtures/fixture-app';
+import { algorithmsController } from './fixtures/limited-controller';
 
 /** Everything the app logs, as text. */
 class CapturingLogger extends ConsoleLogger {
@@ -21,10 +22,12 @@ describe('the admin token stays out of the logs', () => {
 
   beforeAll(async () => {
     redis = await startTestRedis();
-    app = await createDemoApp(
-      { REDIS_URL: redis.url, RATE_LIMIT_KEY_PREFIX: uniquePrefix(), ADMIN_TOKEN: TOKEN },
-      { logger },
-    );
+    app = await createFixtureApp({
+      limiter: { redis: redis.url, keyPrefix: uniquePrefix() },
+      controllers: [algorithmsController('api', { limit: 5, window: '10s' }, ['gcra'])],
+      admin: { token: TOKEN },
+      logger,
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -46,7 +49,7 @@ describe('the admin token stays out of the logs', () => {
       .set('Authorization', `Bearer ${TOKEN}`)
       .expect(200);
     await request(server)
-      .patch('/admin/policies/demo.gcra')
+      .patch('/admin/policies/api.gcra')
       .set('Authorization', `Bearer ${TOKEN}`)
       .send({ limit: -1 })
       .expect(400);
