@@ -26,13 +26,9 @@ import {
   shedRememberedRejections,
 } from '@app/rate-limit';
 import { RejectedRoutes } from '@app/rate-limit/registry/rejected-routes';
-import { createHttpAdapter } from '../apps/demo/src/platform/create-http-app';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from '../libs/rate-limit/test/support/redis-test-server';
-import { DEMO_PLATFORM } from './utils/create-demo-app';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';
+import { windowWithoutBoundary } from '../support/window-headroom';
+import { E2E_PLATFORM, fixtureAdapter } from './fixtures/fixture-app';
 
 const seen = { filter: 0, middleware: 0 };
 
@@ -44,10 +40,13 @@ class CountingFilter extends BaseExceptionFilter {
   }
 }
 
+/** A window that does not end during a test: a rejected client stays rejected. */
+const WINDOW = windowWithoutBoundary();
+
 @Controller('flood')
 class FloodController {
   @Get('items/:id')
-  @RateLimit({ name: 'flood.items', key: 'ip', algo: 'fixed-window', limit: 1, window: '1h' })
+  @RateLimit({ name: 'flood.items', key: 'ip', algo: 'fixed-window', limit: 1, window: WINDOW })
   item(): string {
     return 'ok';
   }
@@ -91,18 +90,18 @@ async function createApp(
   redisUrl: string,
   prepare: (app: INestApplication) => void,
 ): Promise<INestApplication> {
-  const app = await NestFactory.create(floodModule(redisUrl), createHttpAdapter(DEMO_PLATFORM), {
+  const app = await NestFactory.create(floodModule(redisUrl), fixtureAdapter(), {
     logger: false,
   });
   prepare(app);
   await app.init();
-  if (DEMO_PLATFORM === 'fastify') {
+  if (E2E_PLATFORM === 'fastify') {
     await (app.getHttpAdapter().getInstance() as { ready(): Promise<unknown> }).ready();
   }
   return app;
 }
 
-describe(`shedRememberedRejections() set up by hand (${DEMO_PLATFORM})`, () => {
+describe(`shedRememberedRejections() set up by hand (${E2E_PLATFORM})`, () => {
   let redis: TestRedis;
   let app: INestApplication;
 
@@ -155,7 +154,7 @@ describe(`shedRememberedRejections() set up by hand (${DEMO_PLATFORM})`, () => {
     const before = { ...seen };
     expect((await get('/flood/items/a', ip)).status).toBe(429);
     expect(seen.filter - before.filter).toBe(0);
-    expect(seen.middleware - before.middleware).toBe(DEMO_PLATFORM === 'fastify' ? 1 : 0);
+    expect(seen.middleware - before.middleware).toBe(E2E_PLATFORM === 'fastify' ? 1 : 0);
   });
 
   it('refuses to be installed after init, or twice', () => {
@@ -166,13 +165,9 @@ describe(`shedRememberedRejections() set up by hand (${DEMO_PLATFORM})`, () => {
   });
 
   it('refuses a second install and a bad maxPaths before init', async () => {
-    const fresh = await NestFactory.create(
-      floodModule(redis.url),
-      createHttpAdapter(DEMO_PLATFORM),
-      {
-        logger: false,
-      },
-    );
+    const fresh = await NestFactory.create(floodModule(redis.url), fixtureAdapter(), {
+      logger: false,
+    });
     try {
       expect(() => shedRememberedRejections(fresh, { maxPaths: 0 })).toThrow(/"maxPaths" must be/);
       shedRememberedRejections(fresh);
@@ -183,7 +178,7 @@ describe(`shedRememberedRejections() set up by hand (${DEMO_PLATFORM})`, () => {
   });
 });
 
-describe(`shedRememberedRejections() with versioning by header (${DEMO_PLATFORM})`, () => {
+describe(`shedRememberedRejections() with versioning by header (${E2E_PLATFORM})`, () => {
   let redis: TestRedis;
   let app: INestApplication;
 
