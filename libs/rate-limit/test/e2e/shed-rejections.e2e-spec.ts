@@ -3,8 +3,8 @@
  * routing with the guard's own 429 (status, headers, body byte for byte), counted in metrics and
  * stats alike, unseen by what runs after the shedder (exception filters, interceptors); resets
  * and policy changes stop it at once; routes whose identity needs routing are never shed. On
- * Express and (jest project e2e-fastify) on Fastify, through the demo's
- * RATE_LIMIT_SHED_REJECTIONS switch.
+ * Express and (jest project e2e-fastify) on Fastify, on a fixture app that installs it before
+ * init.
  */
 import {
   Catch,
@@ -21,19 +21,15 @@ import {
 import { BaseExceptionFilter } from '@nestjs/core';
 import type { Observable } from 'rxjs';
 import request, { type Response } from 'supertest';
-import { RateLimit, RateLimitMetrics } from '@app/rate-limit';
+import { RateLimit, RateLimitMetrics, shedRememberedRejections } from '@app/rate-limit';
 import { RejectedRoutes } from '@app/rate-limit/registry/rejected-routes';
 import { PolicyStats } from '@app/rate-limit/runtime/policy-stats.service';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from '../libs/rate-limit/test/support/redis-test-server';
-import { createDemoApp } from './utils/create-demo-app';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';
+import { windowWithoutBoundary } from '../support/window-headroom';
+import { ADMIN_AUTH as AUTH, createFixtureApp } from './fixtures/fixture-app';
 
-const TOKEN = 'shed-rejections-token-0123456789abcdef';
-const AUTH = { Authorization: `Bearer ${TOKEN}` };
-const ONE_PER_HOUR = { algo: 'fixed-window', limit: 1, window: '1h' } as const;
+/** One per client in a fixed window that does not end during a test (one would unshed it). */
+const ONE_PER_WINDOW = { algo: 'fixed-window', limit: 1, window: windowWithoutBoundary() } as const;
 
 /** What the app's own enhancers saw: a shed request reaches neither. */
 const seen = { filter: 0, interceptor: 0 };
@@ -61,31 +57,31 @@ const header = (name: string) => (ctx: ExecutionContext) =>
 @UseInterceptors(CountingInterceptor)
 class ShedController {
   @Get('ip')
-  @RateLimit({ name: 'shed.ip', key: 'ip', ...ONE_PER_HOUR })
+  @RateLimit({ name: 'shed.ip', key: 'ip', ...ONE_PER_WINDOW })
   ip(): string {
     return 'ok';
   }
 
   @Get('tenant')
-  @RateLimit({ name: 'shed.tenant', key: { header: 'x-tenant' }, ...ONE_PER_HOUR })
+  @RateLimit({ name: 'shed.tenant', key: { header: 'x-tenant' }, ...ONE_PER_WINDOW })
   tenant(): string {
     return 'ok';
   }
 
   @Get('user')
-  @RateLimit({ name: 'shed.user', key: 'user', ...ONE_PER_HOUR })
+  @RateLimit({ name: 'shed.user', key: 'user', ...ONE_PER_WINDOW })
   user(): string {
     return 'ok';
   }
 
   @Get('fn')
-  @RateLimit({ name: 'shed.fn', key: header('x-who'), ...ONE_PER_HOUR })
+  @RateLimit({ name: 'shed.fn', key: header('x-who'), ...ONE_PER_WINDOW })
   fn(): string {
     return 'ok';
   }
 }
 
-describe('shedRememberedRejections() on the demo (RATE_LIMIT_SHED_REJECTIONS=true)', () => {
+describe('shedRememberedRejections() on a fixture app', () => {
   let redis: TestRedis;
   let app: INestApplication;
   let ips = 0;
@@ -94,18 +90,19 @@ describe('shedRememberedRejections() on the demo (RATE_LIMIT_SHED_REJECTIONS=tru
 
   beforeAll(async () => {
     redis = await startTestRedis();
-    app = await createDemoApp(
-      {
-        REDIS_URL: redis.url,
-        RATE_LIMIT_KEY_PREFIX: uniquePrefix('shed'),
-        TRUST_PROXY: 'loopback',
-        ADMIN_TOKEN: TOKEN,
-        RATE_LIMIT_SHED_REJECTIONS: 'true',
+    app = await createFixtureApp({
+      limiter: {
+        redis: redis.url,
+        keyPrefix: uniquePrefix('shed'),
+        trustProxy: 'loopback',
         // No flush in the middle of a test: a flush in flight hides its counts from totals().
-        RATE_LIMIT_STATS_FLUSH_MS: '60000',
+        statsFlushMs: 60_000,
       },
-      { controllers: [ShedController] },
-    );
+      controllers: [ShedController],
+      admin: true,
+      // Before init: the shedder must come ahead of the routes.
+      beforeInit: (nest) => shedRememberedRejections(nest),
+    });
   });
   afterAll(async () => {
     await app?.close();
