@@ -1,9 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import Redis from 'ioredis';
 import request from 'supertest';
-import { startTestRedis, uniquePrefix, type TestRedis } from '../libs/rate-limit/test/support/redis-test-server';
-import { createDemoApp } from './utils/create-demo-app';
-import { within } from '../libs/rate-limit/test/support/within';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../../support/redis-test-server';
+import { within } from '../../support/within';
+import { createFixtureApp } from '../fixtures/fixture-app';
+import { algorithmsController } from '../fixtures/limited-controller';
 
 /**
  * The admin API defends itself (SPEC section 11): failed token attempts are limited per client
@@ -12,6 +13,8 @@ import { within } from '../libs/rate-limit/test/support/within';
  */
 const TOKEN = 'defends-itself-admin-token-0123456789';
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
+/** `/api/gcra`: a limited route whose keys a reset deletes. */
+const GCRA = algorithmsController('api', { limit: 5, window: '10s' }, ['gcra']);
 
 let redis: TestRedis;
 let raw: Redis;
@@ -29,14 +32,11 @@ describe('failed token attempts', () => {
   let b: INestApplication;
 
   beforeAll(async () => {
-    const env = {
-      REDIS_URL: redis.url,
-      RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
-      ADMIN_TOKEN: TOKEN,
-      TRUST_PROXY: 'loopback',
-      ADMIN_FAILED_TOKEN_LIMIT: '5',
+    const fixture = {
+      limiter: { redis: redis.url, keyPrefix: uniquePrefix(), trustProxy: 'loopback' as const },
+      admin: { token: TOKEN, failedTokenLimit: { limit: 5, window: '15m' } },
     };
-    [a, b] = await Promise.all([createDemoApp(env), createDemoApp(env)]);
+    [a, b] = await Promise.all([createFixtureApp(fixture), createFixtureApp(fixture)]);
   });
   afterAll(() => Promise.all([a.close(), b.close()]));
 
@@ -106,68 +106,67 @@ describe('a change written but not announced', () => {
       '-publish',
     );
     prefix = uniquePrefix();
-    const env = (url: string) => ({
-      REDIS_URL: url,
-      RATE_LIMIT_KEY_PREFIX: prefix,
-      ADMIN_TOKEN: TOKEN,
-      RATE_LIMIT_POLICY_REFRESH_MS: '200',
+    const fixture = (url: string) => ({
+      limiter: { redis: url, keyPrefix: prefix, policyRefreshMs: 200 },
+      controllers: [GCRA],
+      admin: { token: TOKEN },
     });
     const url = new URL(redis.url);
     url.username = 'nopublish';
     url.password = 'nopublish-pass';
     [limited, full] = await Promise.all([
-      createDemoApp(env(url.toString())),
-      createDemoApp(env(redis.url)),
+      createFixtureApp(fixture(url.toString())),
+      createFixtureApp(fixture(redis.url)),
     ]);
   });
   afterAll(() => Promise.all([limited.close(), full.close()]));
 
   it('PATCH answers 200 with the stored override, and every instance applies it', async () => {
     const res = await request(limited.getHttpServer())
-      .patch('/admin/policies/demo.gcra')
+      .patch('/admin/policies/api.gcra')
       .set(AUTH)
       .send({ limit: 2 })
       .expect(200);
     expect(res.body).toMatchObject({ limit: 2, override: { limit: 2 } });
-    expect(await raw.hget(`${prefix}:policy:demo.gcra`, 'limit')).toBe('2');
+    expect(await raw.hget(`${prefix}:policy:api.gcra`, 'limit')).toBe('2');
     // Not announced, so the other instance applies it at its refresh (200 ms here).
     await within(2_000, async () => {
-      const view = await request(full.getHttpServer()).get('/admin/policies/demo.gcra').set(AUTH);
+      const view = await request(full.getHttpServer()).get('/admin/policies/api.gcra').set(AUTH);
       return view.body.limit === 2;
     });
   });
 
   it('DELETE override answers 200 with the defaults, and the hash is gone', async () => {
     await request(limited.getHttpServer())
-      .delete('/admin/policies/demo.gcra/override')
+      .delete('/admin/policies/api.gcra/override')
       .set(AUTH)
       .expect(200);
-    expect(await raw.exists(`${prefix}:policy:demo.gcra`)).toBe(0);
+    expect(await raw.exists(`${prefix}:policy:api.gcra`)).toBe(0);
   });
 
   it('a write Redis did not answer in time is a 504 (it may still apply), not a 503', async () => {
-    await raw.hset(`${prefix}:policy:demo.gcra`, 'limit', '4');
+    await raw.hset(`${prefix}:policy:api.gcra`, 'limit', '4');
     await redis.pause();
     let status: number;
     try {
       status = (
-        await request(full.getHttpServer()).delete('/admin/policies/demo.gcra/override').set(AUTH)
+        await request(full.getHttpServer()).delete('/admin/policies/api.gcra/override').set(AUTH)
       ).status;
     } finally {
       await redis.resume();
     }
     expect(status).toBe(504);
     // Redis ran the DEL it had received once it could: "nothing was changed" would be wrong.
-    await within(2_000, async () => (await raw.exists(`${prefix}:policy:demo.gcra`)) === 0);
+    await within(2_000, async () => (await raw.exists(`${prefix}:policy:api.gcra`)) === 0);
   });
 
   it('a key reset answers 204 once the keys are deleted', async () => {
     await request(full.getHttpServer()).get('/api/gcra').expect(200);
-    expect(await raw.keys(`${prefix}:{*}:demo.gcra:gcra`)).toHaveLength(1);
+    expect(await raw.keys(`${prefix}:{*}:api.gcra:gcra`)).toHaveLength(1);
     await request(limited.getHttpServer())
-      .delete(`/admin/policies/demo.gcra/keys/${encodeURIComponent('ip:127.0.0.1')}`)
+      .delete(`/admin/policies/api.gcra/keys/${encodeURIComponent('ip:127.0.0.1')}`)
       .set(AUTH)
       .expect(204);
-    expect(await raw.keys(`${prefix}:{*}:demo.gcra:gcra`)).toHaveLength(0);
+    expect(await raw.keys(`${prefix}:{*}:api.gcra:gcra`)).toHaveLength(0);
   });
 });
