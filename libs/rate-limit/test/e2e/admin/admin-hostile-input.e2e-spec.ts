@@ -1,22 +1,21 @@
 import type { INestApplication } from '@nestjs/common';
 import Redis from 'ioredis';
 import request from 'supertest';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from '../libs/rate-limit/test/support/redis-test-server';
-import { createDemoApp } from './utils/create-demo-app';
+import { startTestRedis, uniquePrefix, type TestRedis } from '../../support/redis-test-server';
+import { windowWithoutBoundary } from '../../support/window-headroom';
+import { ADMIN_AUTH as AUTH, createFixtureApp } from '../fixtures/fixture-app';
+import { limitedController } from '../fixtures/limited-controller';
+import { planPolicy } from '../fixtures/plan-policy';
 
 /**
- * What a hostile review sent the admin API, on the demo with a real Redis (on Express, and on
- * Fastify in the e2e-fastify project): bodies nested thousands of levels deep, cursors Redis
+ * What a hostile review sent the admin API, on a fixture app with a real Redis (on Express, and
+ * on Fastify in the e2e-fastify project): bodies nested thousands of levels deep, cursors Redis
  * refuses, addresses spelled otherwise than the limiter keys them, deny messages a client
  * would not get as listed. Each is a 4xx that writes nothing, or is taken in the limiter's form.
  */
-const TOKEN = 'hostile-input-admin-token-0123456789ab';
-const AUTH = { Authorization: `Bearer ${TOKEN}` };
-const POLICY = 'demo.plan';
+const POLICY = 'fx.plan';
+/** 5 per client (tiers pro, enterprise), in a window that does not end during the test. */
+const PLAN = limitedController('api', { plan: [planPolicy(POLICY, windowWithoutBoundary())] });
 
 /** JSON text nested `depth` levels deep: 3,100 levels are about 24 kB, under the body limit. */
 const nested = (depth: number) => `${'{"a":['.repeat(depth / 2)}1${']}'.repeat(depth / 2)}`;
@@ -29,7 +28,7 @@ const http = () => request(app.getHttpServer());
 const clientUrl = (identity: string) =>
   `/admin/policies/${POLICY}/clients/${encodeURIComponent(identity)}`;
 const from = (address: string) => http().get('/api/plan').set('X-Forwarded-For', address);
-/** Every key the demo keeps, but the stats and instances it writes on its own. */
+/** Every key the app keeps, but the stats and instances it writes on its own. */
 const written = async () =>
   (await raw.keys(`${prefix}:*`)).filter((key) => !/:(stats|instance|traffic)/.test(key));
 
@@ -37,11 +36,10 @@ beforeAll(async () => {
   redis = await startTestRedis();
   raw = new Redis(redis.url);
   prefix = uniquePrefix();
-  app = await createDemoApp({
-    REDIS_URL: redis.url,
-    RATE_LIMIT_KEY_PREFIX: prefix,
-    ADMIN_TOKEN: TOKEN,
-    TRUST_PROXY: 'loopback',
+  app = await createFixtureApp({
+    limiter: { redis: redis.url, keyPrefix: prefix, trustProxy: 'loopback' },
+    controllers: [PLAN],
+    admin: { dashboard: { path: 'dashboard' } },
   });
 });
 afterAll(async () => {
