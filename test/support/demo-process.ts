@@ -3,8 +3,12 @@
  * port, on Express unless DEMO_HTTP_PLATFORM (or HTTP_PLATFORM in `env`) says `fastify`. Every
  * process started here is SIGKILLed when the test process exits.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { type IncomingHttpHeaders, request } from 'node:http';
+import {
+  spawnWatched,
+  type WatchedProcess,
+} from '../../libs/rate-limit/test/support/processes/watched-process';
 import { DEMO_MAIN, ROOT } from './demo-build';
 
 export interface DemoResponse {
@@ -29,26 +33,18 @@ export interface DemoProcess {
   stop(): Promise<void>;
 }
 
-const running = new Set<ChildProcess>();
-// A normal exit also closes the pipes; this is for an exit with handles still open.
-process.on('exit', () => running.forEach((child) => child.stdin?.destroy()));
-
 const START_TIMEOUT_MS = 30_000;
+const LISTENING = /Listening on http:\/\/localhost:(\d+) \(pid (\d+)/;
 
-/**
- * Runs the demo under a tiny `sh` watchdog holding the read end of a pipe from this process: when
- * the pipe closes (this process ends in any way, even SIGKILLed by jest) it SIGKILLs the demo, so
- * no instance outlives its test. SIGTERM is passed on (a graceful stop).
- */
-const WATCHDOG =
-  'exec 3<&0; "$0" "$@" <&- & pid=$!; trap \'kill -TERM $pid\' TERM; ' +
-  '(read _ <&3; kill -9 $pid 2>/dev/null) & wait $pid; wait $pid';
-
-export function startDemoProcess(
+/** Starts the demo under a watchdog (it cannot outlive this process) and waits until it listens. */
+export async function startDemoProcess(
   env: Record<string, string>,
   main: string = DEMO_MAIN,
 ): Promise<DemoProcess> {
-  const child = spawn('sh', ['-c', WATCHDOG, process.execPath, main], {
+  const demo = await spawnWatched(process.execPath, [main], {
+    ready: LISTENING,
+    timeoutMs: START_TIMEOUT_MS,
+    label: 'demo process',
     cwd: ROOT,
     env: {
       ...process.env,
@@ -58,50 +54,11 @@ export function startDemoProcess(
       HTTP_PLATFORM: process.env.DEMO_HTTP_PLATFORM ?? 'express',
       ...env,
     },
-    stdio: ['pipe', 'pipe', 'pipe'],
   });
-  // Ending the watchdog's pipe after it has gone must not throw EPIPE.
-  child.stdin?.on('error', () => undefined);
-  running.add(child);
-  child.once('exit', () => running.delete(child));
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const fail = (why: string) => {
-      clearTimeout(timer);
-      child.stdin?.end();
-      reject(new Error(`demo process ${why}:\n${output.slice(-4000)}`));
-    };
-    const timer = setTimeout(
-      () => fail(`not listening within ${START_TIMEOUT_MS} ms`),
-      START_TIMEOUT_MS,
-    );
-    const onData = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-64_000);
-      const listening = /Listening on http:\/\/localhost:(\d+) \(pid (\d+)/.exec(output);
-      if (listening) {
-        clearTimeout(timer);
-        child.stdout?.off('data', onData);
-        resolve(demoProcess(child, Number(listening[1]), Number(listening[2]), output));
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code, signal) => fail(`exited (code ${code}, signal ${signal})`));
-  });
+  return demoProcess(demo, Number(LISTENING.exec(demo.output())![1]));
 }
 
-function demoProcess(
-  child: ChildProcess,
-  port: number,
-  pid: number,
-  startOutput: string,
-): DemoProcess {
-  // Keep draining the pipes (a full pipe would block the demo's logging), keeping the tail.
-  let output = startOutput;
-  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-64_000));
-  child.stdout?.on('data', keep);
-  child.stderr?.removeAllListeners('data');
-  child.stderr?.on('data', keep);
+function demoProcess(demo: WatchedProcess, port: number): DemoProcess {
   const url = `http://127.0.0.1:${port}`;
   const get = (path: string, headers: Record<string, string> = {}) =>
     new Promise<DemoResponse>((resolve, reject) => {
@@ -116,25 +73,17 @@ function demoProcess(
     });
   return {
     port,
-    pid,
+    pid: demo.pid,
     url,
-    child,
+    child: demo.child,
     get,
     async metrics() {
       const { body } = await get('/metrics');
       return parseMetrics(body);
     },
-    recentOutput: () => output,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      // Closing the pipe makes the watchdog SIGKILL a demo that ignored SIGTERM.
-      const timer = setTimeout(() => child.stdin?.end(), 5_000);
-      await exited;
-      clearTimeout(timer);
-      child.stdin?.end();
-    },
+    recentOutput: () => demo.output(),
+    // A graceful stop; the watchdog SIGKILLs a demo that has not exited within 5 s.
+    stop: () => demo.signal('SIGTERM'),
   };
 }
 

@@ -6,7 +6,7 @@ import { RateLimit } from '../src/decorators/rate-limit.decorator';
 import { RateLimitGuard } from '../src/guard/rate-limit.guard';
 import { RateLimitModule } from '../src/module/rate-limit.module';
 import { RateLimiterService } from '../src/service/rate-limiter.service';
-import { findFreePort } from './support/redis-test-server';
+import { findFreePort } from './support/processes/free-port';
 
 @Controller()
 class MixedModesController {

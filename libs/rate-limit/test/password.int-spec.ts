@@ -11,7 +11,7 @@ import { RateLimitModule } from '../src/module/rate-limit.module';
 import { RATE_LIMIT_CONFIG } from '../src/rate-limit.constants';
 import { PolicyRegistry } from '../src/registry/policy-registry';
 import { RateLimiterService } from '../src/service/rate-limiter.service';
-import { runRedisCli } from './support/redis-cluster';
+import { runRedisCli } from './support/redis-commands';
 import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 
 /** A redis-server with `requirepass`: the right password decides in Redis, a wrong one falls back. */

@@ -9,8 +9,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { findFreePort } from './processes/free-port';
 import { spawnRedisServer, throwawayServerArgs } from './spawn-redis-server';
-import { findFreePort } from './redis-test-server';
 
 const run = promisify(execFile);
 
@@ -24,19 +24,20 @@ export interface CallgrindRedis {
 export async function startCallgrindRedis(): Promise<CallgrindRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'callgrind-redis-'));
   const out = join(dir, 'callgrind.out');
-  const pidFile = join(dir, 'pid');
   const port = await findFreePort();
-  // The watchdog runs valgrind (whose pid is the server's) and stops it when our pipe closes.
-  const watchdog =
-    `exec 3<&0; valgrind --tool=callgrind --collect-atstart=no ` +
-    `--toggle-collect=evalGenericCommand --callgrind-out-file=${out} "$0" "$@" <&- & ` +
-    `pid=$!; echo $pid > ${pidFile}; (read _ <&3; kill -9 $pid 2>/dev/null) & wait $pid`;
-  const child = await spawnRedisServer(throwawayServerArgs(port, { dir }), {
-    watchdog,
+  // valgrind's pid is the server's.
+  const server = await spawnRedisServer(throwawayServerArgs(port, { dir }), {
+    under: [
+      'valgrind',
+      '--tool=callgrind',
+      '--collect-atstart=no',
+      '--toggle-collect=evalGenericCommand',
+      `--callgrind-out-file=${out}`,
+    ],
     timeoutMs: 60_000,
     label: 'redis-server under callgrind',
   });
-  const pid = readFileSync(pidFile, 'utf8').trim();
+  const pid = String(server.pid);
   let dumps = 0;
   return {
     url: `redis://127.0.0.1:${port}`,
@@ -55,9 +56,7 @@ export async function startCallgrindRedis(): Promise<CallgrindRedis> {
       return Number(summary[1]);
     },
     async close() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.stdin?.end();
-      await exited;
+      await server.kill();
       rmSync(dir, { recursive: true, force: true });
     },
   };

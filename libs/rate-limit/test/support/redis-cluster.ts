@@ -9,18 +9,14 @@
  * `kill(port)` SIGKILLs one node, `waitForFailover(port)` waits until a replica of that master
  * has been promoted and the cluster is `ok` again, `restart(port)` brings a node back with its
  * nodes.conf (so it rejoins as the same node). Every process is SIGKILLed on `close()` and when
- * the test process exits, even by SIGKILL (each server runs under a watchdog that kills it when
- * this process's pipe closes); the temporary directory is removed.
- *
- * Also exports the process plumbing (`spawnRedisProcess`, `redisCommand`, `waitFor`) used by
- * test/support/redis-sentinel.ts.
+ * the test process exits, even by SIGKILL (processes/watched-process.ts); the temporary
+ * directory is removed.
  */
-import { type ChildProcess, execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { findFreePort } from './redis-test-server';
+import { findFreePort } from './processes/free-port';
+import { makeTempDir, removeTempDir } from './processes/temp-dirs';
+import type { WatchedProcess } from './processes/watched-process';
+import { redisCommand, runRedisCli, waitFor } from './redis-commands';
 import { PortInUseError, spawnRedisServer, throwawayServerArgs } from './spawn-redis-server';
 
 export interface HostPort {
@@ -76,165 +72,9 @@ export interface StartTestClusterOptions {
 }
 
 const START_TIMEOUT_MS = 10_000;
-const READY_LINE = /Ready to accept connections/;
 
-// ---------------------------------------------------------------------------------------------
-// Process plumbing, shared with redis-sentinel.ts.
-
-const liveChildren = new Set<ChildProcess>();
-const tempDirs = new Set<string>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    // Closing the pipes (which exiting does anyway) makes each watchdog SIGKILL its server.
-    for (const c of liveChildren) c.stdin?.destroy();
-    for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-  });
-}
-
-/** A temporary directory removed by `removeTempDir` or, at the latest, when the process exits. */
-export function makeTempDir(label: string): string {
-  installExitHook();
-  const dir = mkdtempSync(join(tmpdir(), `${label}-`));
-  tempDirs.add(dir);
-  return dir;
-}
-
-export function removeTempDir(dir: string): void {
-  tempDirs.delete(dir);
-  rmSync(dir, { recursive: true, force: true });
-}
-
-// Re-exported for redis-sentinel.ts: the same class spawnRedisServer rejects with.
-export { PortInUseError };
-
-export function processExited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
-/**
- * Every server runs under a tiny `sh` watchdog that holds the read end of a pipe from this
- * process: when the pipe closes (`killProcess`, or this process dying in any way, even by
- * SIGKILL, so no exit hook runs) it SIGKILLs the server. The wrapper exits once the server has.
- */
-const WATCHDOG =
-  'exec 3<&0; "$0" "$@" & pid=$!; (read _ <&3; kill -9 $pid 2>/dev/null) & wait $pid';
-
-/** SIGKILLs a server (through its watchdog) and resolves once it has exited. */
-export async function killProcess(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const done = processExited(child);
-  child.stdin?.end();
-  const fallback = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await done;
-  clearTimeout(fallback);
-}
-
-/** Registers a watchdog child so the exit hook can end its pipe. */
-function trackProcess(child: ChildProcess): void {
-  installExitHook();
-  liveChildren.add(child);
-  child.once('exit', () => {
-    liveChildren.delete(child);
-    // Lets the watchdog's reader go (the server is gone already).
-    child.stdin?.destroy();
-  });
-}
-
-/**
- * Spawns `redis-server argv...` (under the watchdog) and resolves once its output matches
- * `ready`. The server is SIGKILLed when the test process exits, however it exits.
- */
-export function spawnRedisProcess(
-  argv: string[],
-  ready: RegExp = READY_LINE,
-  label = 'redis-server',
-): Promise<ChildProcess> {
-  return spawnRedisServer(argv, {
-    ready,
-    label,
-    timeoutMs: START_TIMEOUT_MS,
-    watchdog: WATCHDOG,
-    track: trackProcess,
-  });
-}
-
-/** One command on a short-lived connection (no retries): for polling and inspection. */
-export async function redisCommand(
-  port: number,
-  command: string,
-  args: (string | number)[] = [],
-  options: { password?: string; timeoutMs?: number } = {},
-): Promise<unknown> {
-  const client = new Redis({
-    host: '127.0.0.1',
-    port,
-    password: options.password,
-    lazyConnect: true,
-    enableOfflineQueue: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    connectTimeout: options.timeoutMs ?? 1_000,
-    commandTimeout: options.timeoutMs ?? 1_000,
-  });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return await client.call(command, ...args);
-  } finally {
-    client.disconnect();
-  }
-}
-
-/** Polls `probe` every `intervalMs` until it returns a value other than undefined. */
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs: number,
-  intervalMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `Timed out after ${timeoutMs} ms waiting for ${what}` +
-          (lastError ? ` (last error: ${(lastError as Error).message})` : ''),
-      );
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
-
-export function runRedisCli(args: string[], timeoutMs = 30_000): Promise<string> {
-  const bin = process.env.REDIS_CLI_BIN ?? 'redis-cli';
-  return new Promise((resolve, reject) => {
-    execFile(
-      bin,
-      args,
-      { timeout: timeoutMs, maxBuffer: 4 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        if (error) {
-          reject(
-            new Error(`redis-cli ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr}`),
-          );
-        } else {
-          resolve(stdout + stderr);
-        }
-      },
-    );
-  });
-}
+const startNodeProcess = (argv: string[], label: string) =>
+  spawnRedisServer(argv, { label, timeoutMs: START_TIMEOUT_MS });
 
 // ---------------------------------------------------------------------------------------------
 // Cluster.
@@ -285,7 +125,7 @@ export async function startTestCluster(
   const total = masters * (1 + replicasPerMaster);
   const dir = makeTempDir('rl-cluster');
   const host = '127.0.0.1';
-  const procs = new Map<number, ChildProcess>();
+  const procs = new Map<number, WatchedProcess>();
   const argvOf = new Map<number, string[]>();
 
   const startNode = async (): Promise<number> => {
@@ -310,7 +150,7 @@ export async function startTestCluster(
         ...(options.args ?? []),
       ];
       try {
-        procs.set(port, await spawnRedisProcess(argv, READY_LINE, `cluster node ${port}`));
+        procs.set(port, await startNodeProcess(argv, `cluster node ${port}`));
         argvOf.set(port, argv);
         return port;
       } catch (error) {
@@ -320,7 +160,7 @@ export async function startTestCluster(
   };
 
   const close = async () => {
-    await Promise.all([...procs.values()].map((c) => killProcess(c)));
+    await Promise.all([...procs.values()].map((p) => p.kill()));
     procs.clear();
     removeTempDir(dir);
   };
@@ -343,8 +183,8 @@ export async function startTestCluster(
 
     const livePorts = () =>
       [...procs.entries()]
-        .filter(([, c]) => c.exitCode === null && c.signalCode === null)
-        .map(([p]) => p);
+        .filter(([, p]) => p.child.exitCode === null && p.child.signalCode === null)
+        .map(([port]) => port);
 
     const topology = async (): Promise<ClusterNodeInfo[]> => {
       let lastError: unknown;
@@ -394,15 +234,15 @@ export async function startTestCluster(
       topology,
       masters: async () =>
         (await topology()).filter((n) => n.role === 'master' && !n.failing && n.slots.length > 0),
-      kill: async (port) => killProcess(procs.get(port)),
+      kill: async (port) => procs.get(port)?.kill(),
       restart: async (port) => {
         const argv = argvOf.get(port);
         if (!argv) throw new Error(`no cluster node on port ${port}`);
-        await killProcess(procs.get(port));
+        await procs.get(port)?.kill();
         const deadline = Date.now() + START_TIMEOUT_MS;
         for (;;) {
           try {
-            procs.set(port, await spawnRedisProcess(argv, READY_LINE, `cluster node ${port}`));
+            procs.set(port, await startNodeProcess(argv, `cluster node ${port}`));
             return;
           } catch (error) {
             if (!(error instanceof PortInUseError) || Date.now() > deadline) throw error;

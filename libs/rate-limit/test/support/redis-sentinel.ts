@@ -10,21 +10,13 @@
  * address until it changes (and the new primary says `role:master`). Every process is SIGKILLed
  * on `close()` and when the test process exits; the temporary directory is removed.
  */
-import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  type HostPort,
-  PortInUseError,
-  killProcess,
-  makeTempDir,
-  redisCommand,
-  removeTempDir,
-  spawnRedisProcess,
-  waitFor,
-} from './redis-cluster';
-import { findFreePort } from './redis-test-server';
-import { throwawayServerArgs } from './spawn-redis-server';
+import { makeTempDir, removeTempDir } from './processes/temp-dirs';
+import type { WatchedProcess } from './processes/watched-process';
+import type { HostPort } from './redis-cluster';
+import { redisCommand, waitFor } from './redis-commands';
+import { onFreePort, spawnRedisServer, throwawayServerArgs } from './spawn-redis-server';
 
 export interface TestSentinel {
   readonly sentinels: HostPort[];
@@ -53,19 +45,10 @@ export interface StartTestSentinelOptions {
 const NAME = 'mymaster';
 const HOST = '127.0.0.1';
 const SENTINEL_READY = /\+monitor master/;
+const START_TIMEOUT_MS = 10_000;
 
-async function onFreePort(
-  start: (port: number) => Promise<ChildProcess>,
-): Promise<{ port: number; child: ChildProcess }> {
-  for (let attempt = 1; ; attempt++) {
-    const port = await findFreePort();
-    try {
-      return { port, child: await start(port) };
-    } catch (error) {
-      if (!(error instanceof PortInUseError) || attempt >= 5) throw error;
-    }
-  }
-}
+const startServer = (argv: string[], label: string, ready?: RegExp) =>
+  spawnRedisServer(argv, { label, ready, timeoutMs: START_TIMEOUT_MS });
 
 export async function startTestSentinel(
   options: StartTestSentinelOptions = {},
@@ -73,9 +56,9 @@ export async function startTestSentinel(
   const downAfterMs = options.downAfterMs ?? 1_000;
   const failoverTimeoutMs = options.failoverTimeoutMs ?? 5_000;
   const dir = makeTempDir('rl-sentinel');
-  const children: ChildProcess[] = [];
+  const children: WatchedProcess[] = [];
   const close = async () => {
-    await Promise.all(children.map((c) => killProcess(c)));
+    await Promise.all(children.map((c) => c.kill()));
     removeTempDir(dir);
   };
 
@@ -86,18 +69,15 @@ export async function startTestSentinel(
   ];
 
   try {
-    const primary = await onFreePort((port) =>
-      spawnRedisProcess(dataArgs(port), undefined, `primary ${port}`),
-    );
-    children.push(primary.child);
+    const primary = await onFreePort((port) => startServer(dataArgs(port), `primary ${port}`));
+    children.push(primary.started);
     const replica = await onFreePort((port) =>
-      spawnRedisProcess(
+      startServer(
         [...dataArgs(port), '--replicaof', HOST, String(primary.port)],
-        undefined,
         `replica ${port}`,
       ),
     );
-    children.push(replica.child);
+    children.push(replica.started);
     await waitFor(
       'the replica to sync with the primary',
       async () =>
@@ -127,9 +107,9 @@ export async function startTestSentinel(
             '',
           ].join('\n'),
         );
-        return spawnRedisProcess([conf, '--sentinel'], SENTINEL_READY, `sentinel ${port}`);
+        return startServer([conf, '--sentinel'], `sentinel ${port}`, SENTINEL_READY);
       });
-      children.push(sentinel.child);
+      children.push(sentinel.started);
       sentinels.push({ host: HOST, port: sentinel.port });
     }
     // Sentinels find each other and the replica through the primary (hello messages every 2 s):
@@ -173,7 +153,7 @@ export async function startTestSentinel(
       name: NAME,
       primaryPort: primary.port,
       replicaPort: replica.port,
-      killPrimary: () => killProcess(primary.child),
+      killPrimary: () => primary.started.kill(),
       currentPrimary,
       waitForPromotion: async (timeoutMs = 20_000) => {
         const started = Date.now();
