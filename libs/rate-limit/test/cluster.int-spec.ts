@@ -19,12 +19,8 @@ import type { RateLimitStore } from '../src/store/rate-limit-store.interface';
 import { createRedisClient, waitUntilReady } from '../src/store/redis/create-redis-client';
 import { loadDecideScripts } from '../src/store/redis/decide-script';
 import { RedisStore } from '../src/store/redis/redis-store';
-import {
-  parseClusterNodes,
-  startTestCluster,
-  type ClusterNodeInfo,
-  type TestCluster,
-} from './support/redis-cluster';
+import { startTestCluster, type ClusterNodeInfo, type TestCluster } from './support/redis-cluster';
+import { parseClusterNodes } from './support/redis-cluster-nodes';
 import { uniquePrefix } from './support/redis-test-server';
 import { Client, policy, type StoreUnderTest } from './support/store-harness';
 import { fixedWindowCount } from './support/fixed-window-count';

@@ -16,23 +16,11 @@ import { join } from 'node:path';
 import { findFreePort } from './processes/free-port';
 import { makeTempDir, removeTempDir } from './processes/temp-dirs';
 import type { WatchedProcess } from './processes/watched-process';
-import { redisCommand, runRedisCli, waitFor } from './redis-commands';
+import { clusterState, type ClusterNodeInfo, type HostPort } from './redis-cluster-nodes';
+import { runRedisCli } from './redis-commands';
+
+export type { ClusterNodeInfo, HostPort };
 import { PortInUseError, spawnRedisServer, throwawayServerArgs } from './spawn-redis-server';
-
-export interface HostPort {
-  host: string;
-  port: number;
-}
-
-export interface ClusterNodeInfo extends HostPort {
-  id: string;
-  role: 'master' | 'replica';
-  /** For a replica, the id of its master. */
-  masterId: string | null;
-  /** Slot ranges `[from, to]` (masters only). */
-  slots: [number, number][];
-  failing: boolean;
-}
 
 export interface TestCluster {
   /** Every node started (masters and replicas), in start order. */
@@ -75,37 +63,6 @@ const START_TIMEOUT_MS = 10_000;
 
 const startNodeProcess = (argv: string[], label: string) =>
   spawnRedisServer(argv, { label, timeoutMs: START_TIMEOUT_MS });
-
-// ---------------------------------------------------------------------------------------------
-// Cluster.
-
-export function parseClusterNodes(text: string): ClusterNodeInfo[] {
-  return text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter(Boolean)
-    .map((line) => {
-      const [id, address, flags, master, , , , , ...slotSpecs] = line.split(' ');
-      const [hostPort] = address.split('@');
-      const colon = hostPort.lastIndexOf(':');
-      const flagSet = new Set(flags.split(','));
-      const slots: [number, number][] = [];
-      for (const spec of slotSpecs) {
-        if (spec.startsWith('[')) continue; // migrating / importing markers
-        const [from, to] = spec.split('-').map(Number);
-        slots.push([from, to ?? from]);
-      }
-      return {
-        id,
-        host: hostPort.slice(0, colon) || '127.0.0.1',
-        port: Number(hostPort.slice(colon + 1)),
-        role: flagSet.has('master') ? 'master' : 'replica',
-        masterId: master === '-' ? null : master,
-        slots,
-        failing: flagSet.has('fail') || flagSet.has('fail?'),
-      } satisfies ClusterNodeInfo;
-    });
-}
 
 async function freePortPair(): Promise<[number, number]> {
   for (;;) {
@@ -186,54 +143,17 @@ export async function startTestCluster(
         .filter(([, p]) => p.child.exitCode === null && p.child.signalCode === null)
         .map(([port]) => port);
 
-    const topology = async (): Promise<ClusterNodeInfo[]> => {
-      let lastError: unknown;
-      for (const port of livePorts()) {
-        try {
-          return parseClusterNodes(String(await redisCommand(port, 'CLUSTER', ['NODES'])));
-        } catch (error) {
-          lastError = error;
-        }
-      }
-      throw new Error(`no live cluster node answered CLUSTER NODES: ${String(lastError)}`);
-    };
-
-    const allOk = async (): Promise<true | undefined> => {
-      for (const port of livePorts()) {
-        const info = String(await redisCommand(port, 'CLUSTER', ['INFO']));
-        if (!/cluster_state:ok/.test(info)) return undefined;
-      }
-      return true;
-    };
-    const waitForOk = async (timeoutMs = 15_000) => {
-      await waitFor('cluster_state:ok on every node', allOk, timeoutMs);
-    };
-
-    await waitForOk();
-    // Every node sees every other, and every replica's link to its master is up (so it can fail over).
-    await waitFor(
-      'the full topology on every node and replication links up',
-      async () => {
-        for (const port of ports) {
-          const view = parseClusterNodes(String(await redisCommand(port, 'CLUSTER', ['NODES'])));
-          if (view.length !== total || view.some((n) => n.failing)) return undefined;
-          if (view.filter((n) => n.role === 'master').length !== masters) return undefined;
-          const me = view.find((n) => n.port === port);
-          if (me?.role === 'replica') {
-            const info = String(await redisCommand(port, 'INFO', ['replication']));
-            if (!/master_link_status:up/.test(info)) return undefined;
-          }
-        }
-        return true;
-      },
-      15_000,
-    );
+    const state = clusterState(livePorts);
+    await state.waitForOk();
+    await state.waitForFullTopology(ports, total, masters);
 
     return {
       nodes,
-      topology,
+      topology: state.topology,
       masters: async () =>
-        (await topology()).filter((n) => n.role === 'master' && !n.failing && n.slots.length > 0),
+        (await state.topology()).filter(
+          (n) => n.role === 'master' && !n.failing && n.slots.length > 0,
+        ),
       kill: async (port) => procs.get(port)?.kill(),
       restart: async (port) => {
         const argv = argvOf.get(port);
@@ -250,31 +170,8 @@ export async function startTestCluster(
           }
         }
       },
-      waitForFailover: async (deadPort, timeoutMs = 20_000) => {
-        const started = Date.now();
-        const before = await topology();
-        const dead = before.find((n) => n.port === deadPort);
-        if (!dead) throw new Error(`no cluster node on port ${deadPort}`);
-        const promoted = await waitFor(
-          `a replica of ${host}:${deadPort} to be promoted`,
-          async () => {
-            const view = await topology();
-            const candidate = view.find(
-              (n) =>
-                n.port !== deadPort &&
-                n.role === 'master' &&
-                !n.failing &&
-                n.slots.length > 0 &&
-                before.find((b) => b.id === n.id)?.masterId === dead.id,
-            );
-            if (!candidate) return undefined;
-            return (await allOk()) ? candidate : undefined;
-          },
-          timeoutMs,
-        );
-        return { promoted, waitedMs: Date.now() - started };
-      },
-      waitForOk,
+      waitForFailover: state.waitForFailover,
+      waitForOk: state.waitForOk,
       cli: (args, timeoutMs) => runRedisCli(['--cluster', ...args], timeoutMs),
       livePorts,
       close,
