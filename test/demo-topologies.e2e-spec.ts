@@ -1,11 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { startTestCluster, type TestCluster } from '../libs/rate-limit/test/support/redis-cluster';
-import {
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from '../libs/rate-limit/test/support/redis-test-server';
+import { uniquePrefix } from '../libs/rate-limit/test/support/redis-test-server';
 import {
   startTestSentinel,
   type TestSentinel,
@@ -17,9 +13,9 @@ const ADMIN_TOKEN = 'topologies-admin-token-0123456789abcdef';
 
 /**
  * The demo selects Redis Cluster and Sentinel from its environment, and two instances on either
- * share the limits; and a Redis killed while requests are in flight costs no request more than
- * the command timeout. The policies a test bursts on get a window without a boundary within the
+ * share the limits. The policies a test bursts on get a window without a boundary within the
  * hour (admin API) first: their own 10 s windows could end mid-burst and admit the client again.
+ * (A Redis killed mid-burst is the library's: libs/rate-limit/test/e2e/redis-down/.)
  */
 async function alternate(
   a: INestApplication,
@@ -115,51 +111,5 @@ describe('demo on Redis Sentinel (REDIS_SENTINELS)', () => {
     expect(await alternate(a, b, '/api/token-bucket', '198.51.100.22')).toEqual([
       200, 200, 200, 200, 200, 429, 429, 429,
     ]);
-  });
-});
-
-describe('Redis killed while requests are in flight', () => {
-  let redis: TestRedis;
-  let app: INestApplication;
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    app = await createDemoApp({
-      REDIS_URL: redis.url,
-      RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
-      TRUST_PROXY: 'loopback',
-      ADMIN_TOKEN,
-    });
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.close();
-  });
-
-  it('answers every request within the timeout plus a margin, with 200 or 429 (memory insurance)', async () => {
-    const timed = async (i: number) => {
-      const started = performance.now();
-      const res = await request(app.getHttpServer())
-        .get('/api/fixed-window')
-        .set('X-Forwarded-For', `203.0.113.${i % 50}`);
-      return { status: res.status, ms: performance.now() - started };
-    };
-    const inFlight = Array.from({ length: 200 }, (_, i) => timed(i));
-    await redis.kill('SIGKILL');
-    const burst = await Promise.all(inFlight);
-    // Then one client at a time: each answer within the command timeout plus a small margin.
-    const sequential = [];
-    for (let i = 0; i < 20; i++) sequential.push(await timed(i));
-    const results = [...burst, ...sequential];
-    const burstMax = Math.max(...burst.map((r) => r.ms));
-    const sequentialMax = Math.max(...sequential.map((r) => r.ms));
-    console.log(
-      `Redis SIGKILLed under load: 200 in flight finished within ${burstMax.toFixed(0)} ms; ` +
-        `then 20 sequential requests, max ${sequentialMax.toFixed(1)} ms; statuses ${[...new Set(results.map((r) => r.status))].join('/')}`,
-    );
-    expect(results.every((r) => r.status === 200 || r.status === 429)).toBe(true);
-    expect(burstMax).toBeLessThan(2_000); // nothing hangs: no offline queue, no resend
-    expect(sequentialMax).toBeLessThan(100 + 50);
-    await redis.restart();
   });
 });
