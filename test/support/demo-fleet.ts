@@ -36,29 +36,10 @@ export async function startFleet(
       startDemoProcess({ ...redis, ADMIN_TOKEN, DEMO_LOAD_TEST_ROUTES: 'true', ...env }, main),
     ),
   );
-  const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };
   return {
     instances,
     targets: instances.map((i) => i.url),
-    async setPolicy(name, patch) {
-      const response = await fetch(`${instances[0].url}/admin/policies/${name}`, {
-        method: 'PATCH',
-        headers: { ...auth, 'Content-Type': 'application/json' },
-        body: JSON.stringify(patch),
-      });
-      if (response.status !== 200) {
-        throw new Error(`PATCH ${name}: ${response.status} ${await response.text()}`);
-      }
-      // Every instance applies the change from the Pub/Sub message; wait until each shows it.
-      for (const instance of instances) {
-        for (;;) {
-          const { body } = await instance.get(`/admin/policies/${name}`, auth);
-          const view = JSON.parse(body) as Record<string, unknown>;
-          if (Object.entries(patch).every(([field, value]) => view[field] === value)) break;
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-      }
-    },
+    setPolicy: (name, patch) => setPolicyOn(instances, name, patch),
     async faults() {
       const scrapes = await Promise.all(instances.map((i) => i.metrics()));
       const total = (name: string) => scrapes.reduce((sum, m) => sum + metricTotal(m, name), 0);
@@ -92,4 +73,32 @@ export async function startFleet(
       await Promise.all(instances.map((i) => i.stop()));
     },
   };
+}
+
+/**
+ * PATCHes a policy through the first instance's admin API (they share one Redis and key prefix)
+ * and resolves once every instance's admin API shows the change (applied from Pub/Sub).
+ */
+export async function setPolicyOn(
+  instances: readonly DemoProcess[],
+  name: string,
+  patch: Record<string, unknown>,
+): Promise<void> {
+  const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+  const response = await fetch(`${instances[0].url}/admin/policies/${name}`, {
+    method: 'PATCH',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify(patch),
+  });
+  if (response.status !== 200) {
+    throw new Error(`PATCH ${name}: ${response.status} ${await response.text()}`);
+  }
+  for (const instance of instances) {
+    for (;;) {
+      const { body } = await instance.get(`/admin/policies/${name}`, auth);
+      const view = JSON.parse(body) as Record<string, unknown>;
+      if (Object.entries(patch).every(([field, value]) => view[field] === value)) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
 }

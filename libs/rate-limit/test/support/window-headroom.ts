@@ -1,20 +1,9 @@
 /**
- * Fixed windows (and the sliding-window-counter's windows) are aligned to multiples of the window
- * length since the Unix epoch, on Redis server time (the same machine clock as Date.now() here,
- * since the test Redis runs locally) or on the process clock for the memory store. A short burst
- * of requests that straddles a boundary is legitimately split across two windows, so before a
- * burst that must land in one window we make sure at least `headroomMs` of the current window is
- * left, waiting for the next window otherwise. This waits on the clock itself (the condition
- * under test), not on some event; it waits at most `headroomMs` + 25 ms. Resolves with the time
- * it waited (0 when it did not), so callers timing something else can leave it out.
+ * Fixed windows (and the sliding-window-counter's windows) are aligned to multiples of the
+ * window length since the Unix epoch, on Redis server time. A burst that straddles a boundary is
+ * legitimately split across two windows, so tests that need "exactly N, then 429" choose a
+ * window whose boundary is far away instead of waiting for the clock.
  */
-export async function ensureWindowHeadroom(windowMs: number, headroomMs: number): Promise<number> {
-  const left = windowMs - (Date.now() % windowMs);
-  if (left >= headroomMs) return 0;
-  await new Promise((resolve) => setTimeout(resolve, left + 25));
-  return left + 25;
-}
-
 const DAY_MS = 86_400_000;
 
 /**
