@@ -120,7 +120,7 @@ module.exports = {
     {
       ...e2e,
       displayName: 'e2e-fastify',
-      setupFiles: [...shared.setupFiles, '<rootDir>/test/utils/fastify-platform.ts'],
+      setupFiles: [...shared.setupFiles, '<rootDir>/tools/jest/fastify-platform.ts'],
     },
     {
       // The demo as separate processes (`node dist/apps/demo/main.js`), built once beforehand;

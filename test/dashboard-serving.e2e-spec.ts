@@ -16,7 +16,7 @@ import {
   uniquePrefix,
   type TestRedis,
 } from '../libs/rate-limit/test/support/redis-test-server';
-import { createDemoApp, DEMO_PLATFORM } from './utils/create-demo-app';
+import { createDemoApp, DEMO_PLATFORM } from './support/create-demo-app';
 
 const INDEX =
   '<!doctype html><html lang="en"><head><meta name="rate-limit-api" content="">' +

@@ -18,7 +18,7 @@ import {
   uniquePrefix,
   type TestRedis,
 } from '../libs/rate-limit/test/support/redis-test-server';
-import { createDemoApp } from './utils/create-demo-app';
+import { createDemoApp } from './support/create-demo-app';
 import { demoWindowsWithoutBoundary } from './support/demo-windows';
 
 const ALGORITHMS = RATE_LIMIT_ALGORITHMS;

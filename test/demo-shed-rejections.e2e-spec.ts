@@ -13,7 +13,7 @@ import {
   type TestRedis,
 } from '../libs/rate-limit/test/support/redis-test-server';
 import { demoWindowsWithoutBoundary } from './support/demo-windows';
-import { createDemoApp } from './utils/create-demo-app';
+import { createDemoApp } from './support/create-demo-app';
 
 const ADMIN_TOKEN = 'demo-shed-admin-token-0123456789abcdef';
 const POLICY = 'demo.fixed-window';

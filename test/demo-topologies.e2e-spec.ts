@@ -6,7 +6,7 @@ import {
   startTestSentinel,
   type TestSentinel,
 } from '../libs/rate-limit/test/support/redis-sentinel';
-import { createDemoApp } from './utils/create-demo-app';
+import { createDemoApp } from './support/create-demo-app';
 import { demoWindowsWithoutBoundary } from './support/demo-windows';
 
 const ADMIN_TOKEN = 'topologies-admin-token-0123456789abcdef';

@@ -10,7 +10,7 @@ import {
   uniquePrefix,
   type TestRedis,
 } from '../libs/rate-limit/test/support/redis-test-server';
-import { createDemoApp } from './utils/create-demo-app';
+import { createDemoApp } from './support/create-demo-app';
 
 describe('GET /metrics', () => {
   let redis: TestRedis;

@@ -15,8 +15,8 @@ import {
 } from '../libs/rate-limit/test/support/redis-test-server';
 import { ResponseContract, type OpenApiDocument } from './support/openapi/response-contract';
 import { problemCount, validateOpenApi } from './support/openapi/validate-openapi';
-import { createDemoApp } from './utils/create-demo-app';
-import { untilReady } from './utils/redis-readiness';
+import { createDemoApp } from './support/create-demo-app';
+import { untilReady } from '../libs/rate-limit/test/support/redis-readiness';
 import { demoWindowsWithoutBoundary } from './support/demo-windows';
 
 const ADMIN_TOKEN = 'e2e-openapi-token-0123456789abcdefghij';

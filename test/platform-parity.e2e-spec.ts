@@ -14,8 +14,8 @@ import {
   type TestRedis,
 } from '../libs/rate-limit/test/support/redis-test-server';
 import { demoWindowsWithoutBoundary } from './support/demo-windows';
-import { createDemoApp } from './utils/create-demo-app';
-import { untilDisconnected, untilReady } from './utils/redis-readiness';
+import { createDemoApp } from './support/create-demo-app';
+import { untilDisconnected, untilReady } from '../libs/rate-limit/test/support/redis-readiness';
 
 const ADMIN_TOKEN = 'parity-admin-token-0123456789abcdefghij';
 const AUTH = { Authorization: `Bearer ${ADMIN_TOKEN}` };

@@ -6,7 +6,7 @@
 import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
 import { request } from 'node:http';
 import { firstValueFrom } from 'rxjs';
-import { freePort } from '../support/free-port';
+import { findFreePort as freePort } from '../../libs/rate-limit/test/support/processes/free-port';
 import {
   startTestRedis,
   uniquePrefix,

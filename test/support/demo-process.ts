@@ -1,6 +1,6 @@
 /**
  * The demo as users run it: `node dist/apps/demo/main.js` in a process of its own, on a free
- * port, on Express unless DEMO_HTTP_PLATFORM (or HTTP_PLATFORM in `env`) says `fastify`. Every
+ * port, on Express unless TEST_HTTP_PLATFORM (or HTTP_PLATFORM in `env`) says `fastify`. Every
  * process started here is SIGKILLed when the test process exits.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -9,7 +9,10 @@ import {
   spawnWatched,
   type WatchedProcess,
 } from '../../libs/rate-limit/test/support/processes/watched-process';
+import { parseMetrics } from '../../libs/rate-limit/test/support/prometheus-text';
 import { DEMO_MAIN, ROOT } from './demo-build';
+
+export { metricTotal, parseMetrics } from '../../libs/rate-limit/test/support/prometheus-text';
 
 export interface DemoResponse {
   status: number;
@@ -50,8 +53,8 @@ export async function startDemoProcess(
       ...process.env,
       PORT: '0',
       NODE_ENV: 'production',
-      // The whole load suite runs on Fastify with DEMO_HTTP_PLATFORM=fastify.
-      HTTP_PLATFORM: process.env.DEMO_HTTP_PLATFORM ?? 'express',
+      // The whole load suite runs on Fastify with TEST_HTTP_PLATFORM=fastify.
+      HTTP_PLATFORM: process.env.TEST_HTTP_PLATFORM ?? 'express',
       ...env,
     },
   });
@@ -85,24 +88,4 @@ function demoProcess(demo: WatchedProcess, port: number): DemoProcess {
     // A graceful stop; the watchdog SIGKILLs a demo that has not exited within 5 s.
     stop: () => demo.signal('SIGTERM'),
   };
-}
-
-/** `name{labels} value` lines of a Prometheus text scrape (comments skipped). */
-export function parseMetrics(text: string): Map<string, number> {
-  const series = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const space = line.lastIndexOf(' ');
-    series.set(line.slice(0, space), Number(line.slice(space + 1)));
-  }
-  return series;
-}
-
-/** Sum of every series of `name` (any labels). */
-export function metricTotal(metrics: Map<string, number>, name: string): number {
-  let total = 0;
-  for (const [series, value] of metrics) {
-    if (series === name || series.startsWith(`${name}{`)) total += value;
-  }
-  return total;
 }

@@ -6,12 +6,8 @@ import { InvalidCursorError } from '../src/errors/invalid-cursor.error';
 import { RateLimitStoreError } from '../src/errors/rate-limit-store.error';
 import { RedisClientOverrideIndex } from '../src/runtime/client-overrides/redis-client-override-index';
 import { scanKeys } from '../src/store/redis/scan-keys';
-import {
-  findFreePort,
-  startTestRedis,
-  uniquePrefix,
-  type TestRedis,
-} from './support/redis-test-server';
+import { findFreePort } from './support/processes/free-port';
+import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 
 /**
  * 503 means Redis is unavailable (SPEC section 11): a cursor Redis would refuse is the caller's

@@ -7,7 +7,7 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { RateLimiterService } from '@app/rate-limit';
-import { untilReady } from '../../../../test/utils/redis-readiness';
+import { untilReady } from '../support/redis-readiness';
 import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';
 import { windowWithoutBoundary } from '../support/window-headroom';
 import { ADMIN_AUTH, createFixtureApp } from './fixtures/fixture-app';

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage, createHook } from 'node:async_hooks';
 import request from 'supertest';
 import type { OnRedisError } from '@app/rate-limit';
-import { untilReady } from '../../../../test/utils/redis-readiness';
+import { untilReady } from '../support/redis-readiness';
 import { startTestRedis, uniquePrefix } from '../support/redis-test-server';
 import { createFixtureApp } from './fixtures/fixture-app';
 import { algorithmsController } from './fixtures/limited-controller';

@@ -11,7 +11,7 @@ import { RATE_LIMIT_CONFIG } from '@app/rate-limit/rate-limit.constants';
 import { PolicyRegistry } from '@app/rate-limit';
 import { InstanceHeartbeat } from '@app/rate-limit/runtime/instance-heartbeat.service';
 import { FallbackStore } from '@app/rate-limit/engine/fallback-store';
-import { untilReady } from '../../../../test/utils/redis-readiness';
+import { untilReady } from '../support/redis-readiness';
 import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';
 import { within } from '../support/within';
 import { windowWithoutBoundary } from '../support/window-headroom';

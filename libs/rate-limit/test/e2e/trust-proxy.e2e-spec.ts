@@ -5,7 +5,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { request } from 'node:http';
 import type { TrustProxy } from '@app/rate-limit';
-import { untilReady } from '../../../../test/utils/redis-readiness';
+import { untilReady } from '../support/redis-readiness';
 import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';
 import { windowWithoutBoundary } from '../support/window-headroom';
 import {

@@ -30,8 +30,6 @@ import {
   throwawayServerArgs,
 } from './spawn-redis-server';
 
-export { findFreePort } from './processes/free-port';
-
 export type TestRedisKind = 'external' | 'container' | 'process';
 
 export interface TestRedis {

@@ -7,7 +7,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import request from 'supertest';
-import { untilReady } from '../../../../../test/utils/redis-readiness';
+import { untilReady } from '../../support/redis-readiness';
 import { startTestRedis, uniquePrefix, type TestRedis } from '../../support/redis-test-server';
 import { windowWithoutBoundary } from '../../support/window-headroom';
 import {

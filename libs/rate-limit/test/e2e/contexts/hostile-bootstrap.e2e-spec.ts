@@ -20,7 +20,7 @@ import { Test } from '@nestjs/testing';
 import { firstValueFrom } from 'rxjs';
 import request from 'supertest';
 import { RateLimit, RateLimitGuard, RateLimitModule } from '@app/rate-limit';
-import { freePort } from '../../../../../test/support/free-port';
+import { findFreePort as freePort } from '../../support/processes/free-port';
 import { startTestRedis, uniquePrefix, type TestRedis } from '../../support/redis-test-server';
 import { windowWithoutBoundary } from '../../support/window-headroom';
 import type { WsTestClient } from '../fixtures/ws-clients';

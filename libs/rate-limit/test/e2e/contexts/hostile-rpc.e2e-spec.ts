@@ -12,7 +12,7 @@ import {
 } from '@nestjs/microservices';
 import { firstValueFrom } from 'rxjs';
 import { RateLimit } from '@app/rate-limit';
-import { freePort } from '../../../../../test/support/free-port';
+import { findFreePort as freePort } from '../../support/processes/free-port';
 import { startTestRedis, uniquePrefix, type TestRedis } from '../../support/redis-test-server';
 import { windowWithoutBoundary } from '../../support/window-headroom';
 import { createFixtureApp, PATIENT_TIMEOUT_MS } from '../fixtures/fixture-app';

@@ -6,7 +6,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
 import { firstValueFrom } from 'rxjs';
-import { freePort } from '../../../../../test/support/free-port';
+import { findFreePort as freePort } from '../../support/processes/free-port';
 import { startTestRedis, uniquePrefix, type TestRedis } from '../../support/redis-test-server';
 import { createFixtureApp, PATIENT_TIMEOUT_MS } from '../fixtures/fixture-app';
 import { QuotesRpcController } from '../fixtures/quotes-messages';

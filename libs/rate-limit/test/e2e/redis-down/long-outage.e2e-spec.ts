@@ -4,7 +4,7 @@
  * and after restart() they decide with Redis again within one backoff interval.
  */
 import type { INestApplication } from '@nestjs/common';
-import { untilReady, untilReconnectDelay } from '../../../../../test/utils/redis-readiness';
+import { untilReady, untilReconnectDelay } from '../../support/redis-readiness';
 import { ownsTestRedis } from '../../support/redis-test-server';
 import { exerciseFault, expectRedisDecides } from './fault-checks';
 import { FaultLog, knowEachOther, twoInstances } from './outage-fixture';

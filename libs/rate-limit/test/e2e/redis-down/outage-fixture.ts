@@ -10,7 +10,7 @@ import { PolicyRegistry, RATE_LIMIT_ALGORITHMS, type OnRedisError } from '@app/r
 import type { RateLimitConfig } from '@app/rate-limit/config/resolve-module-options';
 import { RATE_LIMIT_CONFIG } from '@app/rate-limit/rate-limit.constants';
 import { InstanceHeartbeat } from '@app/rate-limit/runtime/instance-heartbeat.service';
-import { untilReady } from '../../../../../test/utils/redis-readiness';
+import { untilReady } from '../../support/redis-readiness';
 import { uniquePrefix, type TestRedis } from '../../support/redis-test-server';
 import { windowWithoutBoundary } from '../../support/window-headroom';
 import { createFixtureApp } from '../fixtures/fixture-app';

@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { untilReady } from '../../../../../test/utils/redis-readiness';
+import { untilReady } from '../../support/redis-readiness';
 import { startTestRedis, type TestRedis } from '../../support/redis-test-server';
 import { UnhandledRejections } from '../fixtures/unhandled-rejections';
 

@@ -5,7 +5,7 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { untilReady } from '../../../../../test/utils/redis-readiness';
+import { untilReady } from '../../support/redis-readiness';
 import {
   ownsTestRedis,
   startTestRedis,

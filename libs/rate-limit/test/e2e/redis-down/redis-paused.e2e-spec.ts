@@ -7,7 +7,7 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import type { OnRedisError } from '@app/rate-limit';
-import { untilReady } from '../../../../../test/utils/redis-readiness';
+import { untilReady } from '../../support/redis-readiness';
 import { ownsTestRedis } from '../../support/redis-test-server';
 import { exerciseFault, expectRedisDecides } from './fault-checks';
 import {

@@ -8,7 +8,7 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import type { OnRedisError } from '@app/rate-limit';
-import { untilDisconnected, untilReady } from '../../../../../test/utils/redis-readiness';
+import { untilDisconnected, untilReady } from '../../support/redis-readiness';
 import { ownsTestRedis } from '../../support/redis-test-server';
 import { exerciseFault, expectRedisDecides } from './fault-checks';
 import {

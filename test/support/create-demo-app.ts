@@ -17,10 +17,10 @@ import { setupSwagger } from '../../apps/demo/src/swagger';
 export type DemoOverrides = Record<string, string | undefined>;
 
 /**
- * The platform the e2e suite runs on: DEMO_HTTP_PLATFORM, set by the `e2e-fastify` jest project
- * (test/utils/fastify-platform.ts); Express otherwise.
+ * The platform the e2e suite runs on: TEST_HTTP_PLATFORM, set by the `e2e-fastify` jest project
+ * (tools/jest/fastify-platform.ts); Express otherwise.
  */
-export const DEMO_PLATFORM: HttpPlatform = httpPlatform(process.env.DEMO_HTTP_PLATFORM);
+export const DEMO_PLATFORM: HttpPlatform = httpPlatform(process.env.TEST_HTTP_PLATFORM);
 
 export interface CreateDemoAppOptions {
   /**
