@@ -12,7 +12,8 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import request, { type Response } from 'supertest';
-import { RATE_LIMIT_ALGORITHMS, RateLimiterService, type PolicyView } from '@app/rate-limit';
+import { RATE_LIMIT_ALGORITHMS, RateLimiterService } from '@app/rate-limit';
+import { type PolicyView } from '@app/rate-limit/admin';
 import {
   startTestRedis,
   uniquePrefix,

@@ -7,7 +7,9 @@
 import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import request from 'supertest';
-import { RateLimit, documentRateLimits, type PolicyView } from '@app/rate-limit';
+import { RateLimit } from '@app/rate-limit';
+import { documentRateLimits } from '@app/rate-limit/openapi';
+import { type PolicyView } from '@app/rate-limit/admin';
 import {
   startTestRedis,
   uniquePrefix,

@@ -18,14 +18,14 @@ export const LAYERS = [
       'identity',
       'decorators',
       'config',
-      'openapi',
     ],
   },
   { name: 'registry', folders: ['registry'] },
   { name: 'engine and stores', folders: ['store', 'metrics', 'engine'] },
   { name: 'runtime', folders: ['runtime'] },
-  { name: 'application', folders: ['service', 'guard', 'shedder', 'health', 'module'] },
-  { name: 'admin', folders: ['admin'] },
+  { name: 'application', folders: ['service', 'guard', 'module'] },
+  // The planes: entry points of their own, each importing only the core and the layers below.
+  { name: 'planes', folders: ['shedder', 'health', 'openapi', 'admin'] },
 ];
 
 /** Sideways rules inside a layer: a store knows neither the engine that calls it nor metrics. */
@@ -33,10 +33,13 @@ const ALSO_FORBIDDEN = {
   store: ['engine', 'metrics'],
   engine: ['metrics'],
   metrics: ['engine', 'store'],
-  guard: ['module', 'health', 'shedder'],
-  shedder: ['module', 'health', 'service'],
-  service: ['module', 'guard', 'health', 'shedder'],
-  health: ['module', 'guard', 'service', 'shedder'],
+  guard: ['module'],
+  service: ['module', 'guard'],
+  // Each plane stands alone on the core: an application mounts any of them without the others.
+  shedder: ['health', 'openapi', 'admin'],
+  health: ['shedder', 'openapi', 'admin'],
+  openapi: ['shedder', 'health', 'admin'],
+  admin: ['shedder', 'health', 'openapi'],
 };
 
 const SRC = 'libs/rate-limit/src';
@@ -105,7 +108,10 @@ function block(files, patterns, ignores = []) {
   };
 }
 
-/** The demo is a user of the library: the public barrel only. */
+/** The library's entry points besides the core (`@app/rate-limit`), as a user imports them. */
+export const PLANE_ENTRY_POINTS = ['admin', 'health', 'openapi', 'shedder'];
+
+/** The demo is a user of the library: its entry points only. */
 export const appRules = {
   files: ['apps/**/*.ts'],
   ignores: ['**/*.spec.ts'],
@@ -115,8 +121,10 @@ export const appRules = {
       {
         patterns: [
           {
-            regex: '^@app/rate-limit/|libs/rate-limit',
-            message: 'apps use the library through its public API: import from @app/rate-limit',
+            regex: `^@app/rate-limit/(?!(${PLANE_ENTRY_POINTS.join('|')})$)|libs/rate-limit`,
+            message:
+              'apps use the library through its entry points: @app/rate-limit, ' +
+              PLANE_ENTRY_POINTS.map((plane) => `@app/rate-limit/${plane}`).join(', '),
           },
         ],
       },

@@ -86,20 +86,22 @@ describe('the layering lint rule (tools/layers.mjs)', () => {
     expect(wiring).toEqual([]);
   }, 60_000);
 
-  it('keeps stores from knowing the engine, and the demo on the public API', () => {
-    const [storeToEngine, demoDeep, demoBarrel] = restrictedImports([
+  it('keeps stores from knowing the engine, and the demo on the entry points', () => {
+    const demo = (from: string) => ({
+      filePath: 'apps/demo/src/probe.ts',
+      text: `import * as x from '${from}';\nexport const y = x;\n`,
+    });
+    const [storeToEngine, demoDeep, demoBarrel, demoPlane, demoPlaneDeep] = restrictedImports([
       probe('store/redis', '../engine'),
-      {
-        filePath: 'apps/demo/src/probe.ts',
-        text: "import { DecisionEngine } from '@app/rate-limit/engine/decision-engine';\nexport const e = DecisionEngine;\n",
-      },
-      {
-        filePath: 'apps/demo/src/probe.ts',
-        text: "import { RateLimit } from '@app/rate-limit';\nexport const r = RateLimit;\n",
-      },
+      demo('@app/rate-limit/engine/decision-engine'),
+      demo('@app/rate-limit'),
+      demo('@app/rate-limit/admin'),
+      demo('@app/rate-limit/admin/policy-keys'),
     ]);
     expect(storeToEngine).toHaveLength(1);
-    expect(demoDeep[0]).toMatch(/public API/);
+    expect(demoDeep[0]).toMatch(/entry points/);
     expect(demoBarrel).toEqual([]);
+    expect(demoPlane).toEqual([]);
+    expect(demoPlaneDeep[0]).toMatch(/entry points/);
   }, 60_000);
 });

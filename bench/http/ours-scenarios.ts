@@ -11,8 +11,8 @@ import {
   RateLimitGuard,
   RateLimitModule,
   type RateLimitOptions,
-  shedRememberedRejections,
 } from '../../libs/rate-limit/src';
+import { shedRememberedRejections } from '../../libs/rate-limit/src/shedder';
 import { helloController } from './hello-controller';
 import { otherClientsOverrides, seedClientOverrides } from './override-seeder';
 import type { ScenarioSpec } from './scenarios';
@@ -67,13 +67,11 @@ export const OURS_SCENARIOS: readonly ScenarioSpec[] = [
   ...algoScenarios.filter((s) => s.name === PLAIN),
   ...plainPolicyVariants,
   ...algoScenarios.filter((s) => s.name !== PLAIN),
-  ...RATE_LIMIT_ALGORITHMS.map(
-    (algo): ScenarioSpec => ({
-      name: stackedScenario(algo),
-      label: `ours, 3 stacked policies (${algo})`,
-      expect: 'allowed',
-    }),
-  ),
+  ...RATE_LIMIT_ALGORITHMS.map((algo): ScenarioSpec => ({
+    name: stackedScenario(algo),
+    label: `ours, 3 stacked policies (${algo})`,
+    expect: 'allowed',
+  })),
   { name: 'ours-flood', label: 'ours, flood: 1 client far over its limit', expect: 'rejected' },
   {
     name: 'ours-flood-shed',

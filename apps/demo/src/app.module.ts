@@ -2,12 +2,9 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import {
-  RateLimitAdminModule,
-  RateLimitGuard,
-  RateLimitHealthModule,
-  RateLimitModule,
-} from '@app/rate-limit';
+import { RateLimitGuard, RateLimitModule } from '@app/rate-limit';
+import { RateLimitAdminModule } from '@app/rate-limit/admin';
+import { RateLimitHealthModule } from '@app/rate-limit/health';
 import { resolveAdminToken } from './admin/admin-token';
 import { AlgorithmsController } from './api/algorithms.controller';
 import { LoadTestController } from './api/load-test.controller';

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { documentRateLimits } from '@app/rate-limit';
+import { documentRateLimits } from '@app/rate-limit/openapi';
 
 /**
  * Swagger UI at `/docs` and the OpenAPI document at `/docs-json`, with bearer auth for the admin

@@ -1,5 +1,7 @@
-// The public API: what an application needs to configure, declare, call, catch and operate the
-// rate limiter. Stores, the engine, DTOs and injection tokens stay internal.
+// nest-redis-rate-limit, the core: what an application needs to configure, declare, call and
+// catch the rate limiter, and its metrics. It needs only @nestjs/common, @nestjs/core,
+// reflect-metadata, rxjs, and ioredis when Redis is used. The planes are entry points of their
+// own: /admin, /health, /openapi, /shedder. Stores, the engine, DTOs and tokens stay internal.
 
 // Configuration
 export { RateLimitModule } from './module/rate-limit.module';
@@ -42,10 +44,6 @@ export {
 } from './guard/rate-limit-exceeded.exception';
 export type { RateLimitRejection } from './guard/context-rejections';
 export { GraphqlRejection } from './guard/graphql-rejection';
-export {
-  shedRememberedRejections,
-  type ShedRememberedRejectionsOptions,
-} from './shedder/shed-remembered-rejections';
 export { RateLimiterService, type LimitOptions } from './service/rate-limiter.service';
 export { ClientOverrides } from './runtime/client-overrides/client-overrides.service';
 export {
@@ -79,39 +77,5 @@ export { InvalidPolicyChangeError } from './errors/invalid-policy-change.error';
 export { StoredKeyConflictError } from './errors/stored-key-conflict.error';
 export { UncertainWriteError } from './errors/uncertain-write.error';
 
-// Operating: admin API, health, metrics
-export { RateLimitAdminModule } from './admin/rate-limit-admin.module';
-export type {
-  RateLimitAdminModuleExtras,
-  RateLimitAdminModuleOptions,
-} from './admin/rate-limit-admin-options.interface';
-export { RateLimitAdminService } from './admin/rate-limit-admin.service';
-export { ClientOverridesAdmin } from './admin/client-overrides-admin';
-export type {
-  ClientOverrideView,
-  ClientOverrideViewPage,
-} from './admin/client-override-view.interface';
-export { RateLimitHttpErrorsInterceptor } from './admin/errors-to-http.interceptor';
-export { MIN_ADMIN_TOKEN_LENGTH } from './admin/admin-token';
-export type {
-  KeyUsage,
-  KeyUsagePage,
-  PolicyOverride,
-  PolicyPatch,
-  PolicyRoute,
-  PolicyStatsView,
-  PolicyThresholds,
-  PolicyView,
-  TierPatch,
-  TierThresholds,
-  TierView,
-} from './admin/policy-view.interface';
-export {
-  RateLimitHealthIndicator,
-  type RedisPingCheckOptions,
-} from './health/redis-health.indicator';
-export { RateLimitHealthModule } from './health/rate-limit-health.module';
+// Operating: metrics (the admin API, health, OpenAPI and the shedder are entry points of their own)
 export { RateLimitMetrics } from './metrics/rate-limit-metrics';
-
-// Documenting: @RateLimit() routes show their 429 and headers in OpenAPI (with @nestjs/swagger)
-export { documentRateLimits, type OpenApiDocumentLike } from './openapi/document-rate-limits';

@@ -1,4 +1,5 @@
 import { Test, type TestingModule } from '@nestjs/testing';
+import { ADMIN_PLANE_PROVIDERS } from '../src/admin/admin-plane.providers';
 import { RateLimitAdminService } from '../src/admin/rate-limit-admin.service';
 import { PolicyKeys } from '../src/admin/policy-keys';
 import { RateLimitModule } from '../src/module/rate-limit.module';
@@ -51,7 +52,7 @@ describe.each(stores)('listing blocked clients: %s store', (_name, storeOptions)
           policies: [POLICY, { ...POLICY, name: 'other', blockFor: undefined }],
         }),
       ],
-      providers: [RateLimitAdminService, PolicyKeys],
+      providers: [...ADMIN_PLANE_PROVIDERS, RateLimitAdminService, PolicyKeys],
     }).compile();
     await moduleRef.init();
     admin = moduleRef.get(RateLimitAdminService);

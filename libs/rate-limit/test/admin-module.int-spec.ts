@@ -5,6 +5,7 @@ import request from 'supertest';
 import { RateLimitConfigError } from '../src/errors/rate-limit-config.error';
 import type { PolicyView } from '../src/admin/policy-view.interface';
 import { RateLimitAdminModule } from '../src/admin/rate-limit-admin.module';
+import { RateLimitModule } from '../src/module/rate-limit.module';
 import { RateLimitAdminService } from '../src/admin/rate-limit-admin.service';
 import { PolicyKeys } from '../src/admin/policy-keys';
 import { UnknownPolicyError } from '../src/errors/unknown-policy.error';
@@ -43,7 +44,10 @@ async function boot(
   service = fakeService(),
   swagger = false,
 ): Promise<{ app: INestApplication; service: ReturnType<typeof fakeService>; doc?: unknown }> {
-  const moduleRef = await Test.createTestingModule({ imports: [imported] })
+  // The core on the memory store: the admin plane's own providers (stats, traffic, audit) join it.
+  const moduleRef = await Test.createTestingModule({
+    imports: [RateLimitModule.forRoot({}), imported],
+  })
     .overrideProvider(RateLimitAdminService)
     .useValue(service)
     // Its dependencies come from RateLimitModule too; failures are counted in its own tests.

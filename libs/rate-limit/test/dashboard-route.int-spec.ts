@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import { RateLimitModule } from '../src/module/rate-limit.module';
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { RateLimitConfigError } from '../src/errors/rate-limit-config.error';
@@ -29,7 +30,8 @@ async function boot(
   imported: ReturnType<typeof RateLimitAdminModule.forRoot>,
   assets: Map<string, DashboardAsset> | undefined,
 ): Promise<INestApplication> {
-  let builder = Test.createTestingModule({ imports: [imported] });
+  // The core on the memory store: the admin plane's own providers join it.
+  let builder = Test.createTestingModule({ imports: [RateLimitModule.forRoot({}), imported] });
   for (const provider of [RateLimitAdminService, PolicyKeys, ClientOverridesAdmin]) {
     builder = builder.overrideProvider(provider).useValue({});
   }

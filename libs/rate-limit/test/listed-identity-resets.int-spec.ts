@@ -5,6 +5,7 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import { PolicyKeys } from '../src/admin/policy-keys';
+import { ADMIN_PLANE_PROVIDERS } from '../src/admin/admin-plane.providers';
 import { RateLimitAdminService } from '../src/admin/rate-limit-admin.service';
 import { UnknownPolicyError } from '../src/errors/unknown-policy.error';
 import { decodeKeyPart, encodeKeyPart } from '../src/keys/encode-key-part';
@@ -20,7 +21,7 @@ describe('resets of listed identities', () => {
 
   beforeAll(async () => {
     app = await bootApp({
-      providers: [RateLimitAdminService, PolicyKeys],
+      providers: [...ADMIN_PLANE_PROVIDERS, RateLimitAdminService, PolicyKeys],
       // A fixed window that does not end during the test, wherever the clock is.
       options: { policies: [{ name: 'stacked-2', limit: 2, window: windowWithoutBoundary() }] },
     });

@@ -39,7 +39,10 @@ class PublicController {
   }
 }
 
-type Responses = Record<string, { headers?: Record<string, unknown>; content?: unknown }>;
+type Responses = Record<
+  string,
+  { headers?: Record<string, unknown>; content?: unknown; $ref?: string }
+>;
 
 /** The app (memory store) and its document, made before init() as main.ts does. */
 async function boot(options: RateLimitModuleOptions) {
@@ -121,35 +124,28 @@ describe('documentRateLimits()', () => {
     expect(booted.doc.components?.schemas?.RateLimitUnavailable).toBeUndefined();
   });
 
-  it('replaces only its own headers, skips shared responses, and can run twice', () => {
-    const config = { headers: 'ietf-draft', onRedisError: 'memory' };
-    const fakeApp = { get: () => config } as unknown as INestApplicationContext;
+  it('replaces only its own headers, skips shared responses, and can run twice', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [RateLimitModule.forRoot({ headers: 'ietf-draft' })],
+      controllers: [PublicController],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
     const requestId = { description: 'Request id', schema: { type: 'string' } };
     const shared = { $ref: '#/components/responses/NotFound' };
-    const doc = {
-      paths: {
-        '/x': {
-          get: {
-            'x-rate-limit-policies': ['p'],
-            responses: {
-              '200': {
-                description: '',
-                headers: { 'X-Request-Id': requestId, 'RateLimit-Limit': {} },
-              },
-              '404': shared,
-            },
-          },
-        },
-      },
-    };
-    const once = structuredClone(documentRateLimits(doc, fakeApp));
-    expect(Object.keys(once.paths['/x'].get.responses['200'].headers)).toEqual([
+    const doc = SwaggerModule.createDocument(app, new DocumentBuilder().build());
+    // What an application may have put there itself: a header of its own, an old style's header,
+    // a response shared through components.
+    const responses = responsesOf(doc, '/p/limited');
+    responses['200'].headers = { 'X-Request-Id': requestId, 'RateLimit-Limit': {} };
+    responses['404'] = shared;
+    const once = structuredClone(documentRateLimits(doc, app));
+    expect(Object.keys(responsesOf(once, '/p/limited')['200'].headers!)).toEqual([
       'X-Request-Id',
       'RateLimit-Policy',
       'RateLimit',
     ]);
-    expect(once.paths['/x'].get.responses['404']).toEqual(shared);
-    expect(documentRateLimits(doc, fakeApp)).toEqual(once);
+    expect(responsesOf(once, '/p/limited')['404']).toEqual(shared);
+    expect(documentRateLimits(doc, app)).toEqual(once);
   });
 
   it('names itself when the application has no RateLimitModule', () => {

@@ -10,6 +10,8 @@ import {
 } from '@nestjs/swagger';
 import { RateLimit } from '../src/decorators/rate-limit.decorator';
 import { SkipRateLimit } from '../src/decorators/skip-rate-limit.decorator';
+import { RateLimitModule } from '../src/module/rate-limit.module';
+import { documentRateLimits } from '../src/openapi/document-rate-limits';
 
 const LIMIT = { limit: 5, window: '10s' } as const;
 const THROTTLED = { $ref: '#/components/schemas/RateLimitExceeded' };
@@ -90,14 +92,19 @@ class ExemptController {
   x() {}
 }
 
+/**
+ * The document of an app with the module (memory store), completed by documentRateLimits() as
+ * the OpenAPI entry point's users do: nothing is written into Swagger's metadata beforehand.
+ */
 async function documentOf(openapi = '3.0.0'): Promise<OpenAPIObject> {
   const moduleRef = await Test.createTestingModule({
+    imports: [RateLimitModule.forRoot({})],
     controllers: [MethodLevelController, ClassLevelController, ExemptController],
   }).compile();
   const app = moduleRef.createNestApplication({ logger: false });
   try {
     const config = new DocumentBuilder().setOpenAPIVersion(openapi).build();
-    return SwaggerModule.createDocument(app, config);
+    return documentRateLimits(SwaggerModule.createDocument(app, config), app);
   } finally {
     await app.close();
   }
@@ -186,9 +193,17 @@ describe('@RateLimit() in the OpenAPI document', () => {
   it('documents every route of a limited controller but the exempt one', () => {
     expect(bodyOf('/c/limited', '429')).toEqual(THROTTLED);
     expect(op('/c/limited')['x-rate-limit-policies']).toEqual(['class-wide']);
-    expect(
-      Reflect.getMetadata('swagger/apiResponse', ClassLevelController.prototype.helper),
-    ).toBeUndefined();
+  });
+
+  it("writes nothing into Swagger's metadata: @RateLimit() alone needs no @nestjs/swagger", () => {
+    for (const handler of [
+      MethodLevelController.prototype.plain,
+      ClassLevelController.prototype.limited,
+    ]) {
+      expect(
+        Reflect.getMetadataKeys(handler).filter((key) => String(key).startsWith('swagger/')),
+      ).toEqual([]);
+    }
   });
 
   it('gives OpenAPI 3.1 the same responses', async () => {

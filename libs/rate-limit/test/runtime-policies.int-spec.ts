@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import Redis from 'ioredis';
 import request from 'supertest';
+import { ADMIN_PLANE_PROVIDERS } from '../src/admin/admin-plane.providers';
 import { RateLimitAdminService } from '../src/admin/rate-limit-admin.service';
 import { PolicyKeys } from '../src/admin/policy-keys';
 import { RateLimit } from '../src/decorators/rate-limit.decorator';
@@ -61,6 +62,7 @@ async function startInstance(url: string, prefix: string): Promise<INestApplicat
     controllers: [LimitedController],
     providers: [
       { provide: APP_GUARD, useClass: RateLimitGuard },
+      ...ADMIN_PLANE_PROVIDERS,
       RateLimitAdminService,
       PolicyKeys,
     ],

@@ -1,5 +1,6 @@
 import { Test, type TestingModule } from '@nestjs/testing';
 import Redis from 'ioredis';
+import { ADMIN_PLANE_PROVIDERS } from '../src/admin/admin-plane.providers';
 import { RateLimitAdminService } from '../src/admin/rate-limit-admin.service';
 import { PolicyKeys } from '../src/admin/policy-keys';
 import { RateLimitModule } from '../src/module/rate-limit.module';
@@ -57,7 +58,7 @@ describe.each(stores)('a window shortened through the admin API: %s store', (sto
           policies: ALGOS.map((algo) => ({ name: algo, algo, limit: 2, window: WINDOWS.windowMs })),
         }),
       ],
-      providers: [RateLimitAdminService, PolicyKeys],
+      providers: [...ADMIN_PLANE_PROVIDERS, RateLimitAdminService, PolicyKeys],
     }).compile();
     await moduleRef.init();
   });

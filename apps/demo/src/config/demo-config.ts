@@ -1,9 +1,5 @@
-import {
-  MIN_ADMIN_TOKEN_LENGTH,
-  ON_REDIS_ERROR,
-  type OnRedisError,
-  type TrustProxy,
-} from '@app/rate-limit';
+import { ON_REDIS_ERROR, type OnRedisError, type TrustProxy } from '@app/rate-limit';
+import { MIN_ADMIN_TOKEN_LENGTH } from '@app/rate-limit/admin';
 
 /** The Nest HTTP platforms the demo runs on (HTTP_PLATFORM). */
 export const HTTP_PLATFORMS = ['express', 'fastify'] as const;

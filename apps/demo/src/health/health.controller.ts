@@ -1,7 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
-import { RateLimitHealthIndicator, SkipRateLimit } from '@app/rate-limit';
+import { SkipRateLimit } from '@app/rate-limit';
+import { RateLimitHealthIndicator } from '@app/rate-limit/health';
 
 /** Redis reachability and PING latency; 503 when Redis is down (200 on the memory store). */
 @ApiTags('health')

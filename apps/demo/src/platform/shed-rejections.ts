@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { shedRememberedRejections } from '@app/rate-limit';
+import { shedRememberedRejections } from '@app/rate-limit/shedder';
 import type { DemoConfig } from '../config/demo-config';
 
 /**

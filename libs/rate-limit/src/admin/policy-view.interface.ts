@@ -1,15 +1,12 @@
 import type { DecisionCounts } from '../decision/decision-counts';
 import type { PolicyOverride, PolicyThresholds, TierThresholds } from '../policy/policy-thresholds';
+import type { PolicyRoute } from '../registry/route-paths';
 
-export type { PolicyOverride, PolicyThresholds, TierThresholds };
+export type { PolicyOverride, PolicyRoute, PolicyThresholds, TierThresholds };
 
 /** A change requested through the admin API (validated before it reaches the service). */
 export type PolicyPatch = Partial<PolicyThresholds>;
 
-export interface PolicyRoute {
-  method: string;
-  path: string;
-}
 
 export type PolicyStatsView = DecisionCounts;
 

@@ -4,7 +4,7 @@ import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import type { PolicyRegistry } from '../registry/policy-registry';
 import type { PolicyTotals } from '../runtime/policy-stats.service';
 import type { PolicyThresholds, PolicyView, TierView } from './policy-view.interface';
-import { routesOf, type RoutePrefixes } from './route-paths';
+import { routesOf, type RoutePrefixes } from '../registry/route-paths';
 
 /** One policy as the admin API shows it, from the registry and the policy's totals. */
 export function policyView(

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ADMIN_PLANE_PROVIDERS } from './admin-plane.providers';
 import { ADMIN_TOKEN_DIGEST, adminTokenDigest } from './admin-token';
 import { AdminTokenGuard } from './admin-token.guard';
 import { ClientOverridesAdmin } from './client-overrides-admin';
@@ -38,6 +39,7 @@ import { RateLimitAdminService } from './rate-limit-admin.service';
     RateLimitAdminActivityController,
   ],
   providers: [
+    ...ADMIN_PLANE_PROVIDERS,
     {
       provide: ADMIN_TOKEN_DIGEST,
       inject: [RATE_LIMIT_ADMIN_OPTIONS],

@@ -4,7 +4,7 @@ import {
   type ClientIpResolver,
   type TrustProxy,
 } from '../identity/client-ip';
-import { Cluster, Redis } from 'ioredis';
+import { isRedisClient } from '../util/ioredis-shapes';
 import { KeyBuilder } from '../keys/key-builder';
 import { resolveIdentityHashing, type IdentityHashing } from './resolve-identity-hashing';
 import type { KeySource } from '../policy/rate-limit-options.interface';
@@ -98,7 +98,7 @@ function fraction(field: string, value: number | undefined): number | undefined 
 }
 
 function checkRedis(redis: unknown): void {
-  if (redis === undefined || redis instanceof Redis || redis instanceof Cluster) return;
+  if (redis === undefined || isRedisClient(redis)) return;
   if (typeof redis === 'string' && redis.trim() !== '') return;
   const isOptions = typeof redis === 'object' && redis !== null && !Array.isArray(redis);
   if (isOptions && (!('cluster' in redis) || Array.isArray(redis.cluster))) return;

@@ -1,5 +1,4 @@
-import { documentWhenDeclared } from '../openapi/document-limited-routes';
-import { RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from '../rate-limit.constants';
+import { RATE_LIMIT_METADATA } from '../rate-limit.constants';
 import type { RateLimitOptions } from '../policy/rate-limit-options.interface';
 
 /**
@@ -9,8 +8,8 @@ import type { RateLimitOptions } from '../policy/rate-limit-options.interface';
  * uses it, this is meant for the default names (`<Controller>.<handler>`): two declarations of
  * one explicit name with different options fail at bootstrap.
  *
- * With `@nestjs/swagger` installed, each limited route documents its 429 (body and Retry-After)
- * and the rate-limit headers; `openApi: false` leaves a policy out.
+ * With the OpenAPI entry point (`documentRateLimits()`), each limited route documents its 429
+ * (body and Retry-After) and the rate-limit headers; `openApi: false` leaves a policy out.
  * @publicApi
  * @example
  * @RateLimit({ algo: 'sliding-window', limit: 5, window: '1m' })
@@ -22,23 +21,7 @@ export function RateLimit(options: RateLimitOptions): ClassDecorator & MethodDec
     const declared: RateLimitOptions[] = Reflect.getOwnMetadata(RATE_LIMIT_METADATA, holder) ?? [];
     // Decorators run bottom-up; prepending keeps the order in which they are written.
     Reflect.defineMetadata(RATE_LIMIT_METADATA, [options, ...declared], holder);
-    // A static method is no route; `target` is the class itself there.
-    if (descriptor && typeof target === 'function') return;
-    documentWhenDeclared(descriptor ? target.constructor : target, documentedPolicies);
   };
-}
-
-/** The policies of a route handler the OpenAPI document shows, merged as the route table does. */
-function documentedPolicies(cls: object, handler: object): string[] {
-  const skipped = (on: object): boolean =>
-    Reflect.getMetadata(SKIP_RATE_LIMIT_METADATA, on) === true;
-  if (skipped(handler) || skipped(cls)) return [];
-  const where = `${(cls as { name?: string }).name}.${(handler as { name?: string }).name}`;
-  const byName = new Map<string, RateLimitOptions>();
-  for (const level of [...getInheritedRateLimits(cls), getDeclaredRateLimits(handler)]) {
-    for (const options of level) byName.set(options.name ?? where, options);
-  }
-  return [...byName].filter(([, options]) => options.openApi !== false).map(([name]) => name);
 }
 
 /** The `@RateLimit()` options declared directly on a class or handler, in source order. */

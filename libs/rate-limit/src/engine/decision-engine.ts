@@ -25,14 +25,16 @@ export class DecisionEngine implements OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
   private readonly blocked = new BlockedCache();
   private readonly fallback: OutageFallback;
+  private readonly observers: DecisionObserver[];
 
   constructor(
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     private readonly registry: PolicyRegistry,
     private readonly insurance: FallbackStore,
-    @Inject(DECISION_OBSERVERS) private readonly observers: readonly DecisionObserver[],
+    @Inject(DECISION_OBSERVERS) observers: readonly DecisionObserver[],
   ) {
+    this.observers = [...observers];
     this.fallback = new OutageFallback(config.onRedisError, insurance);
     store.onLateReplies?.((groups, replies) => this.fallback.late(groups, replies));
     // A policy change may let remembered rejections through sooner.
@@ -55,6 +57,11 @@ export class DecisionEngine implements OnModuleDestroy {
       if (cached) return cached;
     }
     return this.consume(requests, wallTime, options);
+  }
+
+  /** Tells `observer` of every verdict from now on (the planes add theirs when mounted). */
+  addObserver(observer: DecisionObserver): void {
+    this.observers.push(observer);
   }
 
   /** Whether any rejection is remembered: while none is (the usual case), nothing can be shed. */

@@ -14,27 +14,17 @@ import {
   RATE_LIMIT_CLIENT_OVERRIDES,
   RATE_LIMIT_CONFIG,
   RATE_LIMIT_OVERRIDES,
-  RATE_LIMIT_AUDIT,
   RATE_LIMIT_STORE,
-  RATE_LIMIT_TRAFFIC,
 } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
 import { RejectedRoutes } from '../registry/rejected-routes';
 import { RouteTable } from '../registry/route-table';
-import { AuditLog } from '../runtime/audit/audit-log.service';
-import type { AuditStore } from '../runtime/audit/audit-store';
-import { MemoryAuditStore } from '../runtime/audit/memory-audit-store';
-import { RedisAuditStore } from '../runtime/audit/redis-audit-store';
-import { InstanceStatus } from '../runtime/instances/instance-status.service';
-import { MemoryTrafficStore } from '../runtime/traffic/memory-traffic-store';
-import { RedisTrafficStore } from '../runtime/traffic/redis-traffic-store';
-import { TrafficRecorder } from '../runtime/traffic/traffic-recorder.service';
-import type { TrafficStore } from '../runtime/traffic/traffic-store';
 import type { ClientOverrideIndex } from '../runtime/client-overrides/client-override-index';
 import { ClientOverrides } from '../runtime/client-overrides/client-overrides.service';
 import { ClientOverridesInUse } from '../runtime/client-overrides/client-overrides-in-use';
 import { MemoryClientOverrideIndex } from '../runtime/client-overrides/memory-client-override-index';
 import { RedisClientOverrideIndex } from '../runtime/client-overrides/redis-client-override-index';
+import { ChangeTrail } from '../runtime/audit/change-trail';
 import { IdentityResets } from '../runtime/identity-resets.service';
 import { IdentitySecret } from '../runtime/identity-secret.service';
 import { InstanceHeartbeat } from '../runtime/instance-heartbeat.service';
@@ -42,7 +32,6 @@ import { MemoryPolicyChannel } from '../runtime/memory-policy-channel';
 import { MemoryPolicyOverrideStore } from '../runtime/memory-policy-override-store';
 import type { PolicyChannel } from '../runtime/policy-channel';
 import type { PolicyOverrideStore } from '../runtime/policy-override-store';
-import { PolicyStats } from '../runtime/policy-stats.service';
 import { PolicySync } from '../runtime/policy-sync.service';
 import { RedisPolicyChannel } from '../runtime/redis-policy-channel';
 import { RedisPolicyOverrideStore } from '../runtime/redis-policy-override-store';
@@ -119,34 +108,12 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
           config.fallbackShare,
         ),
     },
+    ChangeTrail,
     {
-      provide: RATE_LIMIT_TRAFFIC,
-      inject: [RATE_LIMIT_CONFIG, RedisConnection],
-      useFactory: (config: RateLimitConfig, connection: RedisConnection): TrafficStore =>
-        connection.client
-          ? new RedisTrafficStore(connection.client, config.keys.prefix)
-          : new MemoryTrafficStore(),
-    },
-    {
-      provide: RATE_LIMIT_AUDIT,
-      inject: [RATE_LIMIT_CONFIG, RedisConnection],
-      useFactory: (config: RateLimitConfig, connection: RedisConnection): AuditStore =>
-        connection.client
-          ? new RedisAuditStore(connection.client, config.keys.prefix, apiWindowMs(config))
-          : new MemoryAuditStore(apiWindowMs(config)),
-    },
-    TrafficRecorder,
-    AuditLog,
-    InstanceStatus,
-    {
+      // The core's own: metrics. The admin plane adds its observers when mounted.
       provide: DECISION_OBSERVERS,
-      inject: [PolicyStats, RateLimitMetrics, TrafficRecorder, InstanceStatus],
-      useFactory: (
-        stats: PolicyStats,
-        metrics: RateLimitMetrics,
-        traffic: TrafficRecorder,
-        status: InstanceStatus,
-      ) => [stats, metrics, traffic, status],
+      inject: [RateLimitMetrics],
+      useFactory: (metrics: RateLimitMetrics) => [metrics],
     },
     PolicyRegistry,
     RouteTable,
@@ -154,7 +121,6 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
     ContextRejections,
     { provide: APP_FILTER, useClass: GraphqlRejectionFilter },
     PolicySync,
-    PolicyStats,
     DecisionEngine,
     IdentityResets,
     RateLimiterService,
@@ -168,7 +134,6 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
     IdentityResets,
     ClientOverrides,
     PolicyRegistry,
-    PolicyStats,
     PolicySync,
     RouteTable,
     RejectedRoutes,
@@ -178,17 +143,7 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
     RATE_LIMIT_OVERRIDES,
     RedisConnection,
     InstanceHeartbeat,
-    TrafficRecorder,
-    AuditLog,
-    InstanceStatus,
+    ChangeTrail,
   ],
 })
 export class RateLimitModule extends RateLimitConfigurableModule {}
-
-/**
- * How long a state the admin API wrote is not taken for a direct hash write: an instance asks
- * about a state after reading it on two refreshes in a row.
- */
-function apiWindowMs(config: RateLimitConfig): number {
-  return Math.max(60_000, 3 * config.policyRefreshMs);
-}

@@ -2,7 +2,13 @@ import type { INestApplicationContext } from '@nestjs/common';
 import type { RateLimitConfig } from '../config/resolve-module-options';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
-import { RATE_LIMIT_UNAVAILABLE_BODY, RATE_LIMIT_UNAVAILABLE_SCHEMA } from './openapi-bodies';
+import { limitedOperations } from './limited-routes';
+import {
+  RATE_LIMIT_EXCEEDED_BODY,
+  RATE_LIMIT_EXCEEDED_SCHEMA,
+  RATE_LIMIT_UNAVAILABLE_BODY,
+  RATE_LIMIT_UNAVAILABLE_SCHEMA,
+} from './openapi-bodies';
 import {
   RATE_LIMIT_HEADER_NAMES,
   RATE_LIMIT_POLICIES_EXTENSION,
@@ -20,7 +26,13 @@ export interface OpenApiDocumentLike {
 type Response = { $ref?: string; headers?: Record<string, unknown>; [field: string]: unknown };
 type Operation = { responses?: Record<string, Response>; [field: string]: unknown };
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'query'];
+const TOO_MANY_REQUESTS = {
+  description:
+    'Too many requests: a rate limit of this route rejected the request (see Retry-After).',
+  content: {
+    'application/json': { schema: { $ref: `#/components/schemas/${RATE_LIMIT_EXCEEDED_SCHEMA}` } },
+  },
+};
 
 const UNAVAILABLE = {
   description: "Redis cannot decide and the rate limiter fails closed (onRedisError: 'closed').",
@@ -32,9 +44,12 @@ const UNAVAILABLE = {
 };
 
 /**
- * Completes what `@RateLimit()` documents with what only the module options tell: the headers
- * in the configured `headers` style (none for 'none'; Retry-After stays on the 429), and the 503
- * of `onRedisError: 'closed'`. Changes `document` and returns it.
+ * Documents every route a `@RateLimit()` policy limits (unless the policy says `openApi:
+ * false`): its 429 (the guard's body, or the application's own 429 response kept), Retry-After
+ * and the rate-limit headers on its 429 and success responses, in the module's `headers` style
+ * (none for 'none'), the 503 of `onRedisError: 'closed'`, and the policies' names in the
+ * `x-rate-limit-policies` extension. Read from the application's controllers when the document
+ * is built; changes `document` and returns it.
  * @publicApi
  * @example
  * SwaggerModule.setup('docs', app, () =>
@@ -47,9 +62,19 @@ export function documentRateLimits<T extends OpenApiDocumentLike>(
 ): T {
   const config = configOf(app);
   const headers = rateLimitHeaderObjects(config.headers);
+  const paths = (document.paths ?? {}) as Record<string, Record<string, Operation | undefined>>;
+  let exceeded = false;
   let unavailable = false;
-  for (const operation of limitedOperations(document)) {
+  for (const { path, method, policies } of limitedOperations(app)) {
+    // Not in the document: left out by the application (@ApiExcludeEndpoint, include lists).
+    const operation = paths[path]?.[method];
+    if (!operation) continue;
+    operation[RATE_LIMIT_POLICIES_EXTENSION] = [...policies];
     const responses = (operation.responses ??= {});
+    if (responses['429'] === undefined) {
+      responses['429'] = structuredClone(TOO_MANY_REQUESTS);
+      exceeded = true;
+    }
     for (const [status, response] of Object.entries(responses)) {
       // A shared response (`$ref`) is not this operation's to change.
       if (response.$ref !== undefined) continue;
@@ -61,6 +86,7 @@ export function documentRateLimits<T extends OpenApiDocumentLike>(
       unavailable = true;
     }
   }
+  if (exceeded) addSchema(document, RATE_LIMIT_EXCEEDED_SCHEMA, RATE_LIMIT_EXCEEDED_BODY);
   if (unavailable) addSchema(document, RATE_LIMIT_UNAVAILABLE_SCHEMA, RATE_LIMIT_UNAVAILABLE_BODY);
   return document;
 }
@@ -74,17 +100,6 @@ function configOf(app: INestApplicationContext): RateLimitConfig {
       'app',
       'has no RateLimitModule: import RateLimitModule.forRoot() or forRootAsync()',
     );
-  }
-}
-
-/** The operations `@RateLimit()` marked (see RATE_LIMIT_POLICIES_EXTENSION). */
-function* limitedOperations(document: OpenApiDocumentLike): Generator<Operation> {
-  const paths = (document.paths ?? {}) as Record<string, Record<string, unknown>>;
-  for (const item of Object.values(paths)) {
-    for (const method of METHODS) {
-      const operation = item?.[method] as Operation | undefined;
-      if (Array.isArray(operation?.[RATE_LIMIT_POLICIES_EXTENSION])) yield operation;
-    }
   }
 }
 

@@ -9,10 +9,7 @@ export interface OpenApiHeader {
 
 export type OpenApiHeaders = Record<string, OpenApiHeader>;
 
-/**
- * Operation extension naming the policies that limit it. It tells `documentRateLimits()` which
- * operations to complete, and a reader which policies the 429 `policy` field can name.
- */
+/** Operation extension naming the policies that limit it: what the 429's `policy` can name. */
 export const RATE_LIMIT_POLICIES_EXTENSION = 'x-rate-limit-policies';
 
 // Not `required`: a policy disabled at runtime, or skipped for a request, sends no headers.

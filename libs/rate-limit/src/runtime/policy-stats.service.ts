@@ -12,7 +12,7 @@ import type { RateLimitConfig } from '../config/resolve-module-options';
 import { BACKGROUND_TIMEOUT_MS, RATE_LIMIT_CONFIG } from '../rate-limit.constants';
 import { RedisConnection } from '../store/redis/redis-connection';
 import { withTimeout } from '../store/redis/with-timeout';
-import { ReplyError } from 'ioredis';
+import { isReplyError } from '../util/ioredis-shapes';
 
 type Counts = DecisionCounts;
 const FIELDS = DECISION_OUTCOMES;
@@ -80,7 +80,7 @@ export class PolicyStats implements OnApplicationBootstrap, OnModuleDestroy, Dec
     // A stats key of another type (written by hand) reads as no totals, for its policy alone.
     const readOne = (name: string) =>
       client!.hgetall(this.key(name)).catch((error: unknown) => {
-        if (error instanceof ReplyError) return {} as Record<string, string>;
+        if (isReplyError(error)) return {} as Record<string, string>;
         throw error;
       });
     const stored = client

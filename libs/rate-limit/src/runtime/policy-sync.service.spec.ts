@@ -1,3 +1,4 @@
+import { ChangeTrail } from './audit/change-trail';
 import { AuditLog } from './audit/audit-log.service';
 import { MemoryAuditStore } from './audit/memory-audit-store';
 import type { InstanceHeartbeat } from './instance-heartbeat.service';
@@ -22,6 +23,12 @@ class HeldReads implements Partial<PolicyOverrideStore> {
   };
 }
 
+function trailTo(audit: AuditLog): ChangeTrail {
+  const trail = new ChangeTrail();
+  trail.attach(audit);
+  return trail;
+}
+
 describe('PolicySync', () => {
   let registry: PolicyRegistry;
   let store: HeldReads;
@@ -38,7 +45,7 @@ describe('PolicySync', () => {
       store as unknown as PolicyOverrideStore,
       channel,
       resolveModuleOptions({ policyRefreshMs: 3_600_000 }),
-      new AuditLog(new MemoryAuditStore(), { id: 'test' } as InstanceHeartbeat),
+      trailTo(new AuditLog(new MemoryAuditStore(), { id: 'test' } as InstanceHeartbeat)),
     );
     const booted = sync.onApplicationBootstrap();
     await Promise.resolve();

@@ -13,7 +13,7 @@ import {
   RATE_LIMIT_OVERRIDES,
 } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
-import { AuditLog } from './audit/audit-log.service';
+import { ChangeTrail } from './audit/change-trail';
 import { auditedThresholds } from './audit/audited-thresholds';
 import { HashWriteWatch } from './audit/hash-write-watch';
 import { parseOverrideHash } from './policy-override-codec';
@@ -43,7 +43,7 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(RATE_LIMIT_OVERRIDES) private readonly overrides: PolicyOverrideStore,
     @Inject(RATE_LIMIT_CHANNEL) private readonly channel: PolicyChannel,
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
-    private readonly audit: AuditLog,
+    private readonly audit: ChangeTrail,
   ) {
     channel.onOverride((name, override) => {
       this.announcedAt.set(name, performance.now());
@@ -136,7 +136,8 @@ export class PolicySync implements OnApplicationBootstrap, OnModuleDestroy {
         );
       }
       const thresholds = () => auditedThresholds(this.registry.effective(name)!);
-      const before = refreshed ? this.hashWrites.read(name, override, thresholds) : undefined;
+      const watched = refreshed && this.audit.kept;
+      const before = watched ? this.hashWrites.read(name, override, thresholds) : undefined;
       this.apply(name, override);
       if (before !== undefined) void this.audit.noticeStored(name, override, before, thresholds());
     } catch (error) {

@@ -1,5 +1,6 @@
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
-import { Cluster, type Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { isCluster } from '../util/ioredis-shapes';
 import type { PolicyOverride } from '../policy/policy-thresholds';
 import { BACKGROUND_TIMEOUT_MS } from '../rate-limit.constants';
 import { closeClient } from '../store/redis/close-client';
@@ -60,7 +61,7 @@ export class RedisPolicyChannel implements PolicyChannel, OnModuleDestroy {
     // Unlike the request path, the subscriber may queue while (re)connecting: it never blocks a request.
     const queueing = { enableOfflineQueue: true, maxRetriesPerRequest: null };
     const subscriber =
-      this.client instanceof Cluster
+      isCluster(this.client)
         ? this.client.duplicate([], { enableOfflineQueue: true, redisOptions: queueing })
         : this.client.duplicate(queueing);
     this.subscriber = subscriber;

@@ -1,4 +1,4 @@
-import { ReplyError } from 'ioredis';
+import { isReplyError } from '../util/ioredis-shapes';
 import { withTimeout } from '../store/redis/with-timeout';
 import type { PolicyOverride } from '../policy/policy-thresholds';
 import { StoredKeyConflictError } from '../errors/stored-key-conflict.error';
@@ -27,7 +27,7 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
       Promise.all(
         names.map((name) =>
           this.client.hgetall(this.keys.policyKey(name)).catch((error: unknown) => {
-            if (error instanceof ReplyError) return error as Error;
+            if (isReplyError(error)) return error as Error;
             throw error;
           }),
         ),
@@ -49,7 +49,7 @@ export class RedisPolicyOverrideStore implements PolicyOverrideStore {
     const replies = await withTimeout(write.hgetall(key).exec(), BACKGROUND_TIMEOUT_MS);
     const failed = replies?.find(([error]) => error);
     const error: unknown = failed?.[0];
-    if (error instanceof ReplyError && /^WRONGTYPE/.test((error as Error).message)) {
+    if (isReplyError(error) && /^WRONGTYPE/.test((error as Error).message)) {
       throw new StoredKeyConflictError(key, 'a hash');
     }
     if (!replies || failed) throw failed?.[0] ?? new Error('the update was discarded');

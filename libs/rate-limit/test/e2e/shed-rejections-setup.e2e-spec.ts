@@ -18,13 +18,8 @@ import {
 } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, BaseExceptionFilter, NestFactory } from '@nestjs/core';
 import request from 'supertest';
-import {
-  RateLimit,
-  RateLimitConfigError,
-  RateLimitGuard,
-  RateLimitModule,
-  shedRememberedRejections,
-} from '@app/rate-limit';
+import { RateLimit, RateLimitConfigError, RateLimitGuard, RateLimitModule } from '@app/rate-limit';
+import { shedRememberedRejections } from '@app/rate-limit/shedder';
 import { RejectedRoutes } from '@app/rate-limit/registry/rejected-routes';
 import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';
 import { windowWithoutBoundary } from '../support/window-headroom';

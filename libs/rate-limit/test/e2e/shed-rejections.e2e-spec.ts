@@ -21,7 +21,8 @@ import {
 import { BaseExceptionFilter } from '@nestjs/core';
 import type { Observable } from 'rxjs';
 import request, { type Response } from 'supertest';
-import { RateLimit, RateLimitMetrics, shedRememberedRejections } from '@app/rate-limit';
+import { RateLimit, RateLimitMetrics } from '@app/rate-limit';
+import { shedRememberedRejections } from '@app/rate-limit/shedder';
 import { RejectedRoutes } from '@app/rate-limit/registry/rejected-routes';
 import { PolicyStats } from '@app/rate-limit/runtime/policy-stats.service';
 import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';

@@ -1,18 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RATE_LIMIT_AUDIT } from '../../rate-limit.constants';
 import { InstanceHeartbeat } from '../instance-heartbeat.service';
-import { overrideState, type AuditAction, type AuditEntry } from './audit-entry';
+import { overrideState, type AuditEntry } from './audit-entry';
 import type { AuditStore } from './audit-store';
+import type { AuditedChange, ChangeSink } from './change-trail';
 
-/** What a caller tells of a change; time, instance and source are added here. */
-export interface AuditedChange {
-  readonly policy: string;
-  readonly action: AuditAction;
-  readonly tier?: string;
-  readonly identity?: string;
-  readonly before?: unknown;
-  readonly after?: unknown;
-}
+export type { AuditedChange };
 
 /**
  * The audit trail of threshold changes, resets and client overrides: each is logged on the
@@ -21,7 +14,7 @@ export interface AuditedChange {
  * is made by then, so a store failure is logged as a warning.
  */
 @Injectable()
-export class AuditLog {
+export class AuditLog implements ChangeSink {
   private readonly logger = new Logger('RateLimitAudit');
 
   constructor(

@@ -13,7 +13,7 @@ import {
 import { PolicyRegistry } from '../../registry/policy-registry';
 import { encodeClientOverride } from '../../store/client-override-value';
 import type { RateLimitStore } from '../../store/rate-limit-store.interface';
-import { AuditLog } from '../audit/audit-log.service';
+import { ChangeTrail } from '../audit/change-trail';
 import type { PolicyChannel } from '../policy-channel';
 import type { ClientOverrideIndex, ClientOverrideRecord } from './client-override-index';
 import { clientOverrideProblems } from './client-override-problems';
@@ -43,7 +43,7 @@ export class ClientOverrides {
     @Inject(RATE_LIMIT_CHANNEL) private readonly channel: PolicyChannel,
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
     private readonly inUse: ClientOverridesInUse,
-    private readonly audit: AuditLog,
+    private readonly audit: ChangeTrail,
   ) {
     channel.onClientOverride(() => engine.forgetRejections());
   }
@@ -64,7 +64,7 @@ export class ClientOverrides {
       identity: this.config.keys.listedIdentity(tag),
       updatedAt: now,
     });
-    const before = await this.listed(policyName, tag);
+    const before = this.audit.kept ? await this.listed(policyName, tag) : undefined;
     this.inUse.mark();
     // The client's key first: it is what decides; the index only lists it.
     await this.store.putClientOverride(
@@ -92,7 +92,7 @@ export class ClientOverrides {
     const tag = this.config.keys.operatorTag(identity);
     const key = this.key(tag, policyName);
     const [existed] = await this.store.existing([key]);
-    const before = existed ? await this.listed(policyName, tag) : null;
+    const before = existed && this.audit.kept ? await this.listed(policyName, tag) : null;
     await this.store.putClientOverride(key, null);
     if (existed) {
       await this.audit.record({

@@ -1,4 +1,4 @@
-import { ReplyError } from 'ioredis';
+import { isReplyError } from '../../util/ioredis-shapes';
 
 /**
  * A full server answers new connections this way: Redis is unavailable to us, not refusing
@@ -14,7 +14,7 @@ const SERVER_FULL = /^ERR max number of clients/;
  */
 export function commandRefusal(error: unknown): Error | undefined {
   for (let e = error, hops = 0; e instanceof Error && hops < 4; e = e.cause, hops++) {
-    if (e instanceof ReplyError && /^ERR /.test(e.message) && !SERVER_FULL.test(e.message)) {
+    if (isReplyError(e) && /^ERR /.test(e.message) && !SERVER_FULL.test(e.message)) {
       return e;
     }
   }

@@ -1,5 +1,7 @@
-import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import type * as Ioredis from 'ioredis';
+import type { ClusterOptions, RedisOptions } from 'ioredis';
 import type { RedisConnectionOptions } from '../../config/rate-limit-module-options.interface';
+import { isRedisClient } from '../../util/ioredis-shapes';
 import type { RedisClient } from './redis-script';
 
 /**
@@ -35,9 +37,8 @@ export interface OwnedClient {
 }
 
 export function createRedisClient(connection: RedisConnectionOptions): OwnedClient {
-  if (connection instanceof Redis || connection instanceof Cluster) {
-    return { client: connection, owned: false };
-  }
+  if (isRedisClient(connection)) return { client: connection, owned: false };
+  const { Cluster, Redis } = loadIoredis();
   if (typeof connection === 'string') {
     return { client: new Redis(connection, LIMITER_CLIENT_DEFAULTS), owned: true };
   }
@@ -54,6 +55,23 @@ export function createRedisClient(connection: RedisConnectionOptions): OwnedClie
     return { client, owned: true };
   }
   return { client: new Redis({ ...LIMITER_CLIENT_DEFAULTS, ...connection }), owned: true };
+}
+
+/**
+ * ioredis, loaded only once a Redis connection is configured: an optional peer, which an
+ * application on the memory store alone need not install.
+ */
+function loadIoredis(): typeof Ioredis {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+    return require('ioredis') as typeof Ioredis;
+  } catch (error) {
+    throw new Error(
+      'nest-redis-rate-limit: the redis option needs ioredis, which is not installed: ' +
+        'npm install ioredis',
+      { cause: error },
+    );
+  }
 }
 
 /** Resolves when the client is ready, or after `timeoutMs` (the limiter then falls back). */

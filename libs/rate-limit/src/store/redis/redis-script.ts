@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Cluster, type Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import { isCluster } from '../../util/ioredis-shapes';
 
 export type RedisClient = Redis | Cluster;
 
@@ -62,7 +63,7 @@ export class RedisScript {
 
 /** A node the load fails on (down, say) only costs its callers the EVAL fallback. */
 function loadEverywhere(client: RedisClient, source: string): Promise<unknown> {
-  const nodes = client instanceof Cluster ? client.nodes('master') : [client];
+  const nodes = isCluster(client) ? client.nodes('master') : [client];
   return Promise.allSettled(nodes.map((node) => node.script('LOAD', source)));
 }
 

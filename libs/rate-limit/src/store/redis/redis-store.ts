@@ -1,4 +1,4 @@
-import { Cluster } from 'ioredis';
+import { isCluster } from '../../util/ioredis-shapes';
 import { RateLimitStoreError, type StoreFailure } from '../../errors/rate-limit-store.error';
 import type {
   LateRepliesListener,
@@ -72,7 +72,7 @@ export class RedisStore implements RateLimitStore {
     );
     // On a cluster one call may only touch one slot, and the identities of a batch are spread.
     this.batcher =
-      client instanceof Cluster
+      isCluster(client)
         ? undefined
         : new DecideBatcher((groups) => this.decideGroups('consume', groups));
     if (observer) {

@@ -1,4 +1,4 @@
-import { ReplyError } from 'ioredis';
+import { isReplyError } from '../../util/ioredis-shapes';
 import { InvalidCursorError } from '../../errors/invalid-cursor.error';
 
 /** Redis reads a SCAN-family cursor as an unsigned 64-bit integer, leading zeros allowed. */
@@ -15,7 +15,7 @@ export function isScanCursor(text: string): boolean {
 
 /** A cursor Redis refused after all: the caller's input, as InvalidCursorError. */
 export function refusedCursor(error: unknown): never {
-  if (error instanceof ReplyError && /invalid cursor/i.test((error as Error).message)) {
+  if (isReplyError(error) && /invalid cursor/i.test((error as Error).message)) {
     throw new InvalidCursorError();
   }
   throw error;

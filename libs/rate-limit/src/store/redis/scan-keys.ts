@@ -1,4 +1,5 @@
-import { Cluster, type Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import { isCluster } from '../../util/ioredis-shapes';
 import { InvalidCursorError } from '../../errors/invalid-cursor.error';
 import type { ScanPage } from '../rate-limit-store.interface';
 import type { RedisClient } from './redis-script';
@@ -19,7 +20,7 @@ export async function scanKeys(
   cursor: string | null,
   count: number,
 ): Promise<ScanPage> {
-  const nodes = client instanceof Cluster ? sortedMasters(client) : [client];
+  const nodes = isCluster(client) ? sortedMasters(client) : [client];
   let [node, nodeCursor] = parseCursor(cursor);
   const keys: string[] = [];
   for (

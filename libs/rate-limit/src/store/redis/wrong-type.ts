@@ -1,4 +1,4 @@
-import { ReplyError } from 'ioredis';
+import { isReplyError } from '../../util/ioredis-shapes';
 
 /**
  * Redis refused a command because the key holds another type (written by hand): a reader may
@@ -6,5 +6,5 @@ import { ReplyError } from 'ioredis';
  * failure and must not be hidden the same way.
  */
 export function isWrongType(error: unknown): boolean {
-  return error instanceof ReplyError && (error as Error).message.startsWith('WRONGTYPE');
+  return isReplyError(error) && (error as Error).message.startsWith('WRONGTYPE');
 }

@@ -5,7 +5,8 @@
 import type { INestApplication } from '@nestjs/common';
 import Redis from 'ioredis';
 import request from 'supertest';
-import { PolicyRegistry, type PolicyView, type RateLimitPolicy } from '@app/rate-limit';
+import { PolicyRegistry, type RateLimitPolicy } from '@app/rate-limit';
+import { type PolicyView } from '@app/rate-limit/admin';
 import { startTestRedis, uniquePrefix, type TestRedis } from '../../support/redis-test-server';
 import { windowWithoutBoundary } from '../../support/window-headroom';
 import { ADMIN_AUTH, createFixtureApp, PATIENT_TIMEOUT_MS } from '../fixtures/fixture-app';

@@ -1,0 +1,73 @@
+import { Injectable, type OnModuleInit, type Provider } from '@nestjs/common';
+import type { RateLimitConfig } from '../config/resolve-module-options';
+import { DecisionEngine } from '../engine/decision-engine';
+import { RATE_LIMIT_AUDIT, RATE_LIMIT_CONFIG, RATE_LIMIT_TRAFFIC } from '../rate-limit.constants';
+import { AuditLog } from '../runtime/audit/audit-log.service';
+import type { AuditStore } from '../runtime/audit/audit-store';
+import { ChangeTrail } from '../runtime/audit/change-trail';
+import { MemoryAuditStore } from '../runtime/audit/memory-audit-store';
+import { RedisAuditStore } from '../runtime/audit/redis-audit-store';
+import { InstanceStatus } from '../runtime/instances/instance-status.service';
+import { PolicyStats } from '../runtime/policy-stats.service';
+import { MemoryTrafficStore } from '../runtime/traffic/memory-traffic-store';
+import { RedisTrafficStore } from '../runtime/traffic/redis-traffic-store';
+import { TrafficRecorder } from '../runtime/traffic/traffic-recorder.service';
+import type { TrafficStore } from '../runtime/traffic/traffic-store';
+import { RedisConnection } from '../store/redis/redis-connection';
+
+/**
+ * Joins the admin plane to the core when the module is mounted: its observers (stats across
+ * instances, the dashboard's traffic and instance status) count every decision from then on,
+ * and its audit log keeps the changes the core reports.
+ */
+@Injectable()
+export class AdminPlane implements OnModuleInit {
+  constructor(
+    private readonly engine: DecisionEngine,
+    private readonly trail: ChangeTrail,
+    private readonly audit: AuditLog,
+    private readonly stats: PolicyStats,
+    private readonly traffic: TrafficRecorder,
+    private readonly status: InstanceStatus,
+  ) {}
+
+  onModuleInit(): void {
+    for (const observer of [this.stats, this.traffic, this.status]) {
+      this.engine.addObserver(observer);
+    }
+    this.trail.attach(this.audit);
+  }
+}
+
+/** What only the admin plane reads: created (timers and Redis writes included) when mounted. */
+export const ADMIN_PLANE_PROVIDERS: Provider[] = [
+  {
+    provide: RATE_LIMIT_TRAFFIC,
+    inject: [RATE_LIMIT_CONFIG, RedisConnection],
+    useFactory: (config: RateLimitConfig, connection: RedisConnection): TrafficStore =>
+      connection.client
+        ? new RedisTrafficStore(connection.client, config.keys.prefix)
+        : new MemoryTrafficStore(),
+  },
+  {
+    provide: RATE_LIMIT_AUDIT,
+    inject: [RATE_LIMIT_CONFIG, RedisConnection],
+    useFactory: (config: RateLimitConfig, connection: RedisConnection): AuditStore =>
+      connection.client
+        ? new RedisAuditStore(connection.client, config.keys.prefix, apiWindowMs(config))
+        : new MemoryAuditStore(apiWindowMs(config)),
+  },
+  PolicyStats,
+  TrafficRecorder,
+  InstanceStatus,
+  AuditLog,
+  AdminPlane,
+];
+
+/**
+ * How long a state the admin API wrote is not taken for a direct hash write: an instance asks
+ * about a state after reading it on two refreshes in a row.
+ */
+function apiWindowMs(config: RateLimitConfig): number {
+  return Math.max(60_000, 3 * config.policyRefreshMs);
+}
