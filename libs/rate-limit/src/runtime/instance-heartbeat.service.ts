@@ -49,9 +49,14 @@ export class InstanceHeartbeat implements OnApplicationBootstrap, OnModuleDestro
     return this.standingNow;
   }
 
-  /** The first beat is awaited, so an instance knows its share before it serves a request. */
+  /**
+   * The first beat is awaited, so an instance knows its share before it serves a request. Only
+   * the outage share reads the standing: with onRedisError 'open' or 'closed', or a fixed
+   * `fallbackShare`, there is nothing to beat for.
+   */
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.connection.client) return;
+    const { onRedisError, fallbackShare } = this.config;
+    if (!this.connection.client || onRedisError !== 'memory' || fallbackShare !== undefined) return;
     await this.beat();
     this.timer = setInterval(() => void this.beat(), this.config.statsFlushMs).unref();
   }
