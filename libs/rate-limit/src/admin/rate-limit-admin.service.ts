@@ -26,7 +26,7 @@ import type { RateLimitStore } from '../store/rate-limit-store.interface';
 import type { KeyUsagePage, PolicyPatch, PolicyView } from './policy-view.interface';
 import { PolicyKeys } from './policy-keys';
 import { policyView } from './policy-view';
-import { needsShortening, shortenExpiries } from './shorten-expiries';
+import { retighten } from './shorten-expiries';
 import { fromStore, writing } from './store-actions';
 
 /**
@@ -152,29 +152,15 @@ export class RateLimitAdminService {
     return this.get(name);
   }
 
-  /**
-   * A shorter window (or faster refill) re-tightens the keys at once, from the instance that
-   * made the change; a failure is logged, the change stands.
-   */
+  /** A shorter window (or faster refill) re-tightens the keys at once (see retighten). */
   private async shortenIfNeeded(name: string, before: EffectiveThresholds): Promise<void> {
     const after = this.registry.effective(name)!;
-    if (!needsShortening(before, after)) return;
-    try {
-      // A client's own quota may need its state longer than any tier: those keys are left to
-      // each client's next request, which moves its count to the window in force.
-      if (await this.clients.any(name)) {
-        this.logger.log(
-          `Policy "${name}" has client overrides: its keys are re-tightened at each client's next request`,
-        );
-        return;
-      }
-      await shortenExpiries(this.store, this.config.keys, after);
-    } catch (error) {
-      this.logger.warn(
-        `Policy "${name}" was changed, but its keys could not all be re-tightened ` +
-          `(${(error as Error).message}): the others are at each client's next request`,
-      );
-    }
+    await retighten(name, before, after, {
+      store: this.store,
+      keys: this.config.keys,
+      hasClientOverrides: () => this.clients.any(name),
+      logger: this.logger,
+    });
   }
 
   /** Live usage per identity, a page at a time (see PolicyKeys). */

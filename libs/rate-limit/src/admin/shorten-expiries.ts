@@ -1,3 +1,4 @@
+import type { Logger } from '@nestjs/common';
 import type { KeyBuilder } from '../keys/key-builder';
 import { stateLifetimeMs } from '../policy/rate-limit-algorithm';
 import type { EffectiveThresholds } from '../registry/policy-registry';
@@ -40,4 +41,44 @@ function lifetimeMs({ policy, tiers }: EffectiveThresholds): number {
 /** Whether a change of thresholds leaves the state of the same keys needing less time. */
 export function needsShortening(before: EffectiveThresholds, after: EffectiveThresholds): boolean {
   return before.policy.algo === after.policy.algo && lifetimeMs(after) < lifetimeMs(before);
+}
+
+/**
+ * After a change of `name`'s thresholds from `before` to `after`: a shorter window (or faster
+ * refill) re-tightens the keys at once, from the instance that made the change; a failure is
+ * logged, the change stands.
+ */
+export async function retighten(
+  name: string,
+  before: EffectiveThresholds,
+  after: EffectiveThresholds,
+  {
+    store,
+    keys,
+    hasClientOverrides,
+    logger,
+  }: {
+    store: RateLimitStore;
+    keys: KeyBuilder;
+    hasClientOverrides: () => Promise<boolean>;
+    logger: Logger;
+  },
+): Promise<void> {
+  if (!needsShortening(before, after)) return;
+  try {
+    // A client's own quota may need its state longer than any tier: those keys are left to
+    // each client's next request, which moves its count to the window in force.
+    if (await hasClientOverrides()) {
+      logger.log(
+        `Policy "${name}" has client overrides: its keys are re-tightened at each client's next request`,
+      );
+      return;
+    }
+    await shortenExpiries(store, keys, after);
+  } catch (error) {
+    logger.warn(
+      `Policy "${name}" was changed, but its keys could not all be re-tightened ` +
+        `(${(error as Error).message}): the others are at each client's next request`,
+    );
+  }
 }

@@ -1,5 +1,5 @@
 import { isCluster } from '../../util/ioredis-shapes';
-import { RateLimitStoreError, type StoreFailure } from '../../errors/rate-limit-store.error';
+import { RateLimitStoreError } from '../../errors/rate-limit-store.error';
 import type {
   LateRepliesListener,
   RateLimitStore,
@@ -14,16 +14,13 @@ import { encodeDecideCall, parseDecideReply } from './decide-call';
 import { loadDecideScripts, type DecideScripts } from './decide-script';
 import { inspectGroups } from './inspect-groups';
 import { scanKeys } from './scan-keys';
-import type { RedisClient, RedisScript, RoundTrip } from './redis-script';
+import { GuardedCalls, type StoreObserver } from './guarded-calls';
+import type { RedisClient, RedisScript } from './redis-script';
+
+export type { StoreObserver };
 import { withTimeout } from './with-timeout';
 import { watchLateReply } from './late-reply';
 import { BACKGROUND_TIMEOUT_MS } from '../../rate-limit.constants';
-
-/** Receives command latencies, failures and circuit changes (the metrics). */
-export interface StoreObserver {
-  observeCommand(seconds: number, failure?: StoreFailure): void;
-  setCircuitOpen(open: boolean): void;
-}
 
 export interface RedisStoreOptions {
   readonly client: RedisClient;
@@ -56,25 +53,24 @@ export class RedisStore implements RateLimitStore {
   private readonly batcher?: DecideBatcher;
 
   readonly client: RedisClient;
-  private readonly timeoutMs: number;
   private readonly scripts: DecideScripts;
   private readonly observer?: StoreObserver;
+  private readonly calls: GuardedCalls;
   private lateListener?: LateRepliesListener;
 
   constructor(options: RedisStoreOptions) {
     const { client, commandTimeoutMs, observer } = options;
     this.client = client;
-    this.timeoutMs = commandTimeoutMs;
     this.scripts = options.scripts ?? loadDecideScripts();
     this.observer = observer;
     this.breaker = new CircuitBreaker(options.breaker ?? DEFAULT_BREAKER, () =>
       withTimeout(client.ping(), commandTimeoutMs),
     );
+    this.calls = new GuardedCalls(client, this.breaker, commandTimeoutMs, observer);
     // On a cluster one call may only touch one slot, and the identities of a batch are spread.
-    this.batcher =
-      isCluster(client)
-        ? undefined
-        : new DecideBatcher((groups) => this.decideGroups('consume', groups));
+    this.batcher = isCluster(client)
+      ? undefined
+      : new DecideBatcher((groups) => this.decideGroups('consume', groups));
     if (observer) {
       this.breaker.on('open', () => observer.setCircuitOpen(true));
       this.breaker.on('close', () => observer.setCircuitOpen(false));
@@ -117,7 +113,7 @@ export class RedisStore implements RateLimitStore {
     const script = this.scriptFor(groups);
     let reply: unknown;
     try {
-      reply = await this.send((roundTrip) => script.run(this.client, keys, args, roundTrip));
+      reply = await this.calls.send((roundTrip) => script.run(this.client, keys, args, roundTrip));
     } catch (error) {
       if (op === 'consume' && this.lateListener) watchLateReply(error, groups, this.lateListener);
       throw error;
@@ -161,7 +157,9 @@ export class RedisStore implements RateLimitStore {
 
   async delete(keys: readonly string[]): Promise<void> {
     // One DEL per key: on a cluster, keys of different identities live in different slots.
-    await this.send((roundTrip) => roundTrip(Promise.all(keys.map((key) => this.client.del(key)))));
+    await this.calls.send((roundTrip) =>
+      roundTrip(Promise.all(keys.map((key) => this.client.del(key)))),
+    );
   }
 
   async putClientOverride(key: string, value: string | null, expiresAt?: number): Promise<void> {
@@ -176,37 +174,5 @@ export class RedisStore implements RateLimitStore {
 
   scan(match: string, cursor: string | null, count: number): Promise<ScanPage> {
     return scanKeys(this.client, match, cursor, count);
-  }
-
-  /** Runs `command`, whose every round trip to Redis must answer within the command timeout. */
-  private async send<T>(command: (roundTrip: RoundTrip) => Promise<T>): Promise<T> {
-    if (this.client.status !== 'ready') {
-      return this.failFast(`Redis is not connected (${this.client.status})`);
-    }
-    if (this.breaker.isOpen) return this.failFast('Redis circuit is open after repeated failures');
-    const started = performance.now();
-    try {
-      const result = await command(this.roundTrip);
-      this.breaker.succeeded();
-      this.observer?.observeCommand((performance.now() - started) / 1000);
-      return result;
-    } catch (caught) {
-      this.breaker.failed();
-      const error =
-        caught instanceof RateLimitStoreError
-          ? caught
-          : new RateLimitStoreError('error', `Redis failed: ${(caught as Error).message}`, {
-              cause: caught,
-            });
-      this.observer?.observeCommand((performance.now() - started) / 1000, error.failure);
-      throw error;
-    }
-  }
-
-  private readonly roundTrip: RoundTrip = (reply) => withTimeout(reply, this.timeoutMs);
-
-  private failFast(message: string): never {
-    this.observer?.observeCommand(0, 'unavailable');
-    throw new RateLimitStoreError('unavailable', message);
   }
 }
