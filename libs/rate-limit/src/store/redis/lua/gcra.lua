@@ -17,7 +17,8 @@
 --            forms apart.
 --          A TAT past 2^53 us or further ahead than MAX_MS is held in the absolute form as one
 --          number (%.17g), its expiry capped at MAX_MS. Any other value reads as no TAT.
--- Uses     read, write, expiry_form, call, split2, px, format, tonumber, floor, min, AT, DELETE
+-- Uses     read, write, expiry_form, call, split2, px, format, tonumber, floor, min, AT, DELETE,
+--          MAX_MS
 --
 -- Why the fraction apart: a TAT of about 1.7e15 us in a single double has steps of 0.25 us, so
 -- an interval such as 2 s / 3 would be rounded at every request (a third request of a burst of 3

@@ -5,7 +5,7 @@
 -- State    a sorted set, read and written directly (not through read/write: the prelude's cache
 --          holds strings): one member "<us>-<seq>" per admitted unit, scored by the time it was
 --          charged (us); expires a window after the last charge
--- Uses     call, px, format, tonumber, min, unpack
+-- Uses     call, px, format, tonumber, min (and Lua's global unpack)
 --
 -- check only counts (peek shares it); commit trims old members and adds ours. Scores are passed
 -- to Redis as numbers: it writes them as %.17g, which reads back as the same double.
