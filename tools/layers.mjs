@@ -23,6 +23,8 @@ export const LAYERS = [
   { name: 'registry', folders: ['registry'] },
   { name: 'engine and stores', folders: ['store', 'metrics', 'engine'] },
   { name: 'runtime', folders: ['runtime'] },
+  // Redis and memory implementations of the runtime's ports, chosen once by the module.
+  { name: 'backends', folders: ['backends'] },
   { name: 'application', folders: ['service', 'guard', 'module'] },
   // The planes: entry points of their own, each importing only the core and the layers below.
   { name: 'planes', folders: ['shedder', 'health', 'openapi', 'admin'] },
@@ -47,13 +49,13 @@ const SRC = 'libs/rate-limit/src';
 /** A relative import that reaches `folder` (from anywhere in the library, src/ included). */
 const into = (folder) => `^(\\./)?(\\.\\./)*${folder}(/|$)`;
 
-/** The stores themselves: only the wiring and the fallback (its own memory store) name one. */
+/** The stores themselves: only the backends and the fallback (its own memory store) name one. */
 const STORE_CLASSES = {
   regex: '(^|/)store/(redis/redis-store|memory/memory-store)$',
   message:
-    'only module/create-store.ts chooses a store: code outside store/ knows it by the RateLimitStore interface',
+    'only backends/ chooses a store: code outside store/ knows it by the RateLimitStore interface',
 };
-const MAY_NAME_A_STORE = ['store', 'module'];
+const MAY_NAME_A_STORE = ['store', 'backends'];
 const NAMES_ITS_OWN_STORE = `${'libs/rate-limit/src'}/engine/fallback-store.ts`;
 
 const LIBRARY_ENTRY = {

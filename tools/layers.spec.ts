@@ -75,13 +75,13 @@ describe('the layering lint rule (tools/layers.mjs)', () => {
         at('rate-limit.constants.ts', './engine/decision-engine'),
         at('admin/probe.ts', '../store/redis/redis-store'),
         at('engine/fallback-store.ts', '../store/memory/memory-store'),
-        at('module/probe.ts', '../store/redis/redis-store'),
+        at('backends/redis/probe.ts', '../../store/redis/redis-store'),
       ]);
     expect(alias).toHaveLength(1);
     expect(barrel).toHaveLength(1);
     expect(dotDot).toHaveLength(1);
     expect(constants).toHaveLength(1);
-    expect(adminNamesStore[0]).toMatch(/only module\/create-store.ts chooses a store/);
+    expect(adminNamesStore[0]).toMatch(/only backends\/ chooses a store/);
     expect(fallbackOwnStore).toEqual([]);
     expect(wiring).toEqual([]);
   }, 60_000);

@@ -5,6 +5,8 @@ export const SKIP_RATE_LIMIT_METADATA = 'rate-limit:skip';
 
 /** Injection token of the store that decides (Redis, or memory when no Redis is configured). */
 export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
+/** The backend every store and channel comes from (backends/backend.ts). */
+export const RATE_LIMIT_BACKEND = Symbol('RATE_LIMIT_BACKEND');
 /** Injection token of the validated options with defaults applied. */
 export const RATE_LIMIT_CONFIG = Symbol('RATE_LIMIT_CONFIG');
 

@@ -4,7 +4,7 @@ import { toHttpError } from '../src/admin/errors-to-http.interceptor';
 import { fromStore, writing } from '../src/admin/store-actions';
 import { InvalidCursorError } from '../src/errors/invalid-cursor.error';
 import { RateLimitStoreError } from '../src/errors/rate-limit-store.error';
-import { RedisClientOverrideIndex } from '../src/runtime/client-overrides/redis-client-override-index';
+import { RedisClientOverrideIndex } from '../src/backends/redis/redis-client-override-index';
 import { scanKeys } from '../src/store/redis/scan-keys';
 import { findFreePort } from './support/processes/free-port';
 import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';

@@ -1,8 +1,8 @@
 import Redis from 'ioredis';
 import { AUDIT_CAP, POLICY_AUDIT_CAP, type AuditEntry } from '../src/runtime/audit/audit-entry';
 import type { AuditStore } from '../src/runtime/audit/audit-store';
-import { MemoryAuditStore } from '../src/runtime/audit/memory-audit-store';
-import { RedisAuditStore } from '../src/runtime/audit/redis-audit-store';
+import { MemoryAuditStore } from '../src/backends/memory/memory-audit-store';
+import { RedisAuditStore } from '../src/backends/redis/redis-audit-store';
 import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 
 /** The audit log's two stores, on a real Redis and in memory: the same caps and rules. */

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
-import { RedisTrafficStore } from '../src/runtime/traffic/redis-traffic-store';
-import { MemoryTrafficStore } from '../src/runtime/traffic/memory-traffic-store';
+import { RedisTrafficStore } from '../src/backends/redis/redis-traffic-store';
+import { MemoryTrafficStore } from '../src/backends/memory/memory-traffic-store';
 import {
   BUCKET_MS,
   SEGMENT_MS,

@@ -1,19 +1,20 @@
 import { Injectable, type OnModuleInit, type Provider } from '@nestjs/common';
 import type { RateLimitConfig } from '../config/resolve-module-options';
 import { DecisionEngine } from '../engine/decision-engine';
-import { RATE_LIMIT_AUDIT, RATE_LIMIT_CONFIG, RATE_LIMIT_TRAFFIC } from '../rate-limit.constants';
+import type { Backend } from '../backends/backend';
+import {
+  RATE_LIMIT_AUDIT,
+  RATE_LIMIT_BACKEND,
+  RATE_LIMIT_CONFIG,
+  RATE_LIMIT_TRAFFIC,
+} from '../rate-limit.constants';
 import { AuditLog } from '../runtime/audit/audit-log.service';
 import type { AuditStore } from '../runtime/audit/audit-store';
 import { ChangeTrail } from '../runtime/audit/change-trail';
-import { MemoryAuditStore } from '../runtime/audit/memory-audit-store';
-import { RedisAuditStore } from '../runtime/audit/redis-audit-store';
 import { InstanceStatus } from '../runtime/instances/instance-status.service';
 import { PolicyStats } from '../runtime/policy-stats.service';
-import { MemoryTrafficStore } from '../runtime/traffic/memory-traffic-store';
-import { RedisTrafficStore } from '../runtime/traffic/redis-traffic-store';
 import { TrafficRecorder } from '../runtime/traffic/traffic-recorder.service';
 import type { TrafficStore } from '../runtime/traffic/traffic-store';
-import { RedisConnection } from '../store/redis/redis-connection';
 
 /**
  * Joins the admin plane to the core when the module is mounted: its observers (stats across
@@ -43,19 +44,14 @@ export class AdminPlane implements OnModuleInit {
 export const ADMIN_PLANE_PROVIDERS: Provider[] = [
   {
     provide: RATE_LIMIT_TRAFFIC,
-    inject: [RATE_LIMIT_CONFIG, RedisConnection],
-    useFactory: (config: RateLimitConfig, connection: RedisConnection): TrafficStore =>
-      connection.client
-        ? new RedisTrafficStore(connection.client, config.keys.prefix)
-        : new MemoryTrafficStore(),
+    inject: [RATE_LIMIT_BACKEND],
+    useFactory: (backend: Backend): TrafficStore => backend.traffic(),
   },
   {
     provide: RATE_LIMIT_AUDIT,
-    inject: [RATE_LIMIT_CONFIG, RedisConnection],
-    useFactory: (config: RateLimitConfig, connection: RedisConnection): AuditStore =>
-      connection.client
-        ? new RedisAuditStore(connection.client, config.keys.prefix, apiWindowMs(config))
-        : new MemoryAuditStore(apiWindowMs(config)),
+    inject: [RATE_LIMIT_CONFIG, RATE_LIMIT_BACKEND],
+    useFactory: (config: RateLimitConfig, backend: Backend): AuditStore =>
+      backend.audit(apiWindowMs(config)),
   },
   PolicyStats,
   TrafficRecorder,

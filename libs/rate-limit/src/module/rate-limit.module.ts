@@ -1,7 +1,10 @@
-import { Module } from '@nestjs/common';
+import { Module, type Provider } from '@nestjs/common';
 import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
 import { resolveModuleOptions, type RateLimitConfig } from '../config/resolve-module-options';
 import type { RateLimitModuleOptions } from '../config/rate-limit-module-options.interface';
+import type { Backend } from '../backends/backend';
+import { memoryBackend, memoryStore } from '../backends/memory';
+import { redisBackend } from '../backends/redis';
 import { ContextRejections } from '../guard/context-rejections';
 import { GraphqlRejectionFilter } from '../guard/graphql-rejection.filter';
 import { DecisionEngine } from '../engine/decision-engine';
@@ -10,6 +13,7 @@ import { RateLimitGuard } from '../guard/rate-limit.guard';
 import { RateLimitMetrics } from '../metrics/rate-limit-metrics';
 import {
   DECISION_OBSERVERS,
+  RATE_LIMIT_BACKEND,
   RATE_LIMIT_CHANNEL,
   RATE_LIMIT_CLIENT_OVERRIDES,
   RATE_LIMIT_CONFIG,
@@ -19,26 +23,15 @@ import {
 import { PolicyRegistry } from '../registry/policy-registry';
 import { RejectedRoutes } from '../registry/rejected-routes';
 import { RouteTable } from '../registry/route-table';
-import type { ClientOverrideIndex } from '../runtime/client-overrides/client-override-index';
 import { ClientOverrides } from '../runtime/client-overrides/client-overrides.service';
 import { ClientOverridesInUse } from '../runtime/client-overrides/client-overrides-in-use';
-import { MemoryClientOverrideIndex } from '../runtime/client-overrides/memory-client-override-index';
-import { RedisClientOverrideIndex } from '../runtime/client-overrides/redis-client-override-index';
 import { ChangeTrail } from '../runtime/audit/change-trail';
 import { IdentityResets } from '../runtime/identity-resets.service';
 import { IdentitySecret } from '../runtime/identity-secret.service';
 import { InstanceHeartbeat } from '../runtime/instance-heartbeat.service';
-import { MemoryPolicyChannel } from '../runtime/memory-policy-channel';
-import { MemoryPolicyOverrideStore } from '../runtime/memory-policy-override-store';
-import type { PolicyChannel } from '../runtime/policy-channel';
-import type { PolicyOverrideStore } from '../runtime/policy-override-store';
 import { PolicySync } from '../runtime/policy-sync.service';
-import { RedisPolicyChannel } from '../runtime/redis-policy-channel';
-import { RedisPolicyOverrideStore } from '../runtime/redis-policy-override-store';
 import { RateLimiterService } from '../service/rate-limiter.service';
-import { MemoryStore } from '../store/memory/memory-store';
 import { RedisConnection } from '../store/redis/redis-connection';
-import { createStore } from './create-store';
 import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.module-definition';
 
 /**
@@ -62,38 +55,22 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
     },
     { provide: RateLimitMetrics, useFactory: () => new RateLimitMetrics() },
     {
-      provide: RATE_LIMIT_STORE,
+      // One choice of backend; every store and channel comes from it.
+      provide: RATE_LIMIT_BACKEND,
       inject: [RATE_LIMIT_CONFIG, RedisConnection, RateLimitMetrics],
-      useFactory: createStore,
-    },
-    {
-      provide: RATE_LIMIT_CHANNEL,
-      inject: [RATE_LIMIT_CONFIG, RedisConnection],
-      useFactory: (config: RateLimitConfig, connection: RedisConnection): PolicyChannel =>
-        connection.client
-          ? new RedisPolicyChannel(connection.client, config.keys.prefix)
-          : new MemoryPolicyChannel(),
-    },
-    {
-      provide: RATE_LIMIT_OVERRIDES,
-      inject: [RATE_LIMIT_CONFIG, RedisConnection, RATE_LIMIT_CHANNEL],
       useFactory: (
         config: RateLimitConfig,
         connection: RedisConnection,
-        channel: PolicyChannel,
-      ): PolicyOverrideStore =>
+        metrics: RateLimitMetrics,
+      ) =>
         connection.client
-          ? new RedisPolicyOverrideStore(connection.client, config.keys, channel)
-          : new MemoryPolicyOverrideStore(channel),
+          ? redisBackend(connection.client, config, metrics)
+          : memoryBackend(config),
     },
-    {
-      provide: RATE_LIMIT_CLIENT_OVERRIDES,
-      inject: [RATE_LIMIT_CONFIG, RedisConnection],
-      useFactory: (config: RateLimitConfig, connection: RedisConnection): ClientOverrideIndex =>
-        connection.client
-          ? new RedisClientOverrideIndex(connection.client, config.keys.prefix)
-          : new MemoryClientOverrideIndex(),
-    },
+    fromBackend(RATE_LIMIT_STORE, (backend) => backend.store),
+    fromBackend(RATE_LIMIT_CHANNEL, (backend) => backend.channel),
+    fromBackend(RATE_LIMIT_OVERRIDES, (backend) => backend.policyOverrides),
+    fromBackend(RATE_LIMIT_CLIENT_OVERRIDES, (backend) => backend.clientOverrides),
     ClientOverrides,
     ClientOverridesInUse,
     InstanceHeartbeat,
@@ -102,11 +79,7 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
       provide: FallbackStore,
       inject: [RATE_LIMIT_CONFIG, InstanceHeartbeat],
       useFactory: (config: RateLimitConfig, heartbeat: InstanceHeartbeat) =>
-        new FallbackStore(
-          new MemoryStore({ maxKeys: config.memoryMaxKeys }),
-          heartbeat,
-          config.fallbackShare,
-        ),
+        new FallbackStore(memoryStore(config), heartbeat, config.fallbackShare),
     },
     ChangeTrail,
     {
@@ -127,6 +100,7 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
     RateLimitGuard,
   ],
   exports: [
+    RATE_LIMIT_BACKEND,
     RateLimitMetrics,
     RateLimiterService,
     RateLimitGuard,
@@ -147,3 +121,7 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
   ],
 })
 export class RateLimitModule extends RateLimitConfigurableModule {}
+
+function fromBackend<T>(token: symbol, port: (backend: Backend) => T): Provider {
+  return { provide: token, inject: [RATE_LIMIT_BACKEND], useFactory: port };
+}

@@ -3,7 +3,7 @@ import { Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { MessagePattern } from '@nestjs/microservices';
 import { SubscribeMessage } from '@nestjs/websockets';
 import { handlerKind } from '../context/handler-kind';
-import type { PolicyUsage } from '../registry/policy-registry';
+import type { PolicyUsage } from './policy-registry';
 import { routesOf } from './route-paths';
 
 @Controller('things')

@@ -1,12 +1,12 @@
 import { ChangeTrail } from './audit/change-trail';
 import { AuditLog } from './audit/audit-log.service';
-import { MemoryAuditStore } from './audit/memory-audit-store';
+import { MemoryAuditStore } from '../backends/memory/memory-audit-store';
 import type { InstanceHeartbeat } from './instance-heartbeat.service';
 import { Logger } from '@nestjs/common';
 import { resolveModuleOptions } from '../config/resolve-module-options';
 import { normalizePolicy } from '../policy/normalize-policy';
 import { PolicyRegistry } from '../registry/policy-registry';
-import { MemoryPolicyChannel } from './memory-policy-channel';
+import { MemoryPolicyChannel } from '../backends/memory/memory-policy-channel';
 import type { PolicyOverrideStore } from './policy-override-store';
 import { PolicySync } from './policy-sync.service';
 

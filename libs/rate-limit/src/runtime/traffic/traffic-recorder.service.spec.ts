@@ -4,7 +4,7 @@ import type {
   RateLimitVerdict,
 } from '../../decision/rate-limit-decision.interface';
 import type { PolicyRequest } from '../../engine/policy-request';
-import { MemoryTrafficStore } from './memory-traffic-store';
+import { MemoryTrafficStore } from '../../backends/memory/memory-traffic-store';
 import { BUCKET_MS } from './traffic-buckets';
 import { TrafficRecorder } from './traffic-recorder.service';
 import { TrafficStoreNotReady, type TrafficStore } from './traffic-store';

@@ -1,7 +1,7 @@
-import type { PolicyOverride } from '../policy/policy-thresholds';
-import type { PolicyChannel } from './policy-channel';
-import { encodeOverride, parseOverrideHash } from './policy-override-codec';
-import type { PolicyOverrideStore } from './policy-override-store';
+import type { PolicyOverride } from '../../policy/policy-thresholds';
+import type { PolicyChannel } from '../../runtime/policy-channel';
+import { encodeOverride, parseOverrideHash } from '../../runtime/policy-override-codec';
+import type { PolicyOverrideStore } from '../../runtime/policy-override-store';
 
 /** Overrides for a single instance without Redis: kept in this process. */
 export class MemoryPolicyOverrideStore implements PolicyOverrideStore {

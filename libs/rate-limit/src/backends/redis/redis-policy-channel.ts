@@ -1,18 +1,18 @@
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { isCluster } from '../util/ioredis-shapes';
-import type { PolicyOverride } from '../policy/policy-thresholds';
-import { BACKGROUND_TIMEOUT_MS } from '../rate-limit.constants';
-import { closeClient } from '../store/redis/close-client';
-import type { RedisClient } from '../store/redis/redis-script';
-import { withTimeout } from '../store/redis/with-timeout';
+import { isCluster } from '../../util/ioredis-shapes';
+import type { PolicyOverride } from '../../policy/policy-thresholds';
+import { BACKGROUND_TIMEOUT_MS } from '../../rate-limit.constants';
+import { closeClient } from '../../store/redis/close-client';
+import type { RedisClient } from '../../store/redis/redis-script';
+import { withTimeout } from '../../store/redis/with-timeout';
 import type {
   ClientOverrideListener,
   OverrideListener,
   PolicyChannel,
   ResetListener,
-} from './policy-channel';
-import { encodeOverride, parseOverrideHash } from './policy-override-codec';
+} from '../../runtime/policy-channel';
+import { encodeOverride, parseOverrideHash } from '../../runtime/policy-override-codec';
 
 interface ChangeMessage {
   name: string;
@@ -60,10 +60,9 @@ export class RedisPolicyChannel implements PolicyChannel, OnModuleDestroy {
   async subscribe(waitMs: number): Promise<void> {
     // Unlike the request path, the subscriber may queue while (re)connecting: it never blocks a request.
     const queueing = { enableOfflineQueue: true, maxRetriesPerRequest: null };
-    const subscriber =
-      isCluster(this.client)
-        ? this.client.duplicate([], { enableOfflineQueue: true, redisOptions: queueing })
-        : this.client.duplicate(queueing);
+    const subscriber = isCluster(this.client)
+      ? this.client.duplicate([], { enableOfflineQueue: true, redisOptions: queueing })
+      : this.client.duplicate(queueing);
     this.subscriber = subscriber;
     subscriber.on('error', () => undefined);
     subscriber.on('message', (_channel: string, raw: string) => this.received(raw));

@@ -4,7 +4,7 @@ import { BACKGROUND_TIMEOUT_MS } from '../../rate-limit.constants';
 import type { RedisClient } from '../../store/redis/redis-script';
 import { withTimeout } from '../../store/redis/with-timeout';
 import { isWrongType } from '../../store/redis/wrong-type';
-import { addTo, emptyColumns, mergeTop } from './series-columns';
+import { addTo, emptyColumns, mergeTop } from '../../runtime/traffic/series-columns';
 import {
   SEGMENT_MS,
   bucketField,
@@ -12,7 +12,7 @@ import {
   segmentExpiresAt,
   segmentKey,
   segmentOf,
-} from './traffic-buckets';
+} from '../../runtime/traffic/traffic-buckets';
 import {
   MINUTE_MS,
   REJECTED_KEPT,
@@ -22,7 +22,7 @@ import {
   type SeriesColumns,
   TrafficStoreNotReady,
   type TrafficStore,
-} from './traffic-store';
+} from '../../runtime/traffic/traffic-store';
 
 /** A key of another type (written by hand) reads as empty, for its own policy and time alone. */
 const emptyOnWrongType =

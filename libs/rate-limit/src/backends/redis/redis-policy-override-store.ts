@@ -1,13 +1,13 @@
-import { isReplyError } from '../util/ioredis-shapes';
-import { withTimeout } from '../store/redis/with-timeout';
-import type { PolicyOverride } from '../policy/policy-thresholds';
-import { StoredKeyConflictError } from '../errors/stored-key-conflict.error';
-import type { RedisClient } from '../store/redis/redis-script';
-import { encodeOverride, parseOverrideHash } from './policy-override-codec';
-import type { KeyBuilder } from '../keys/key-builder';
-import type { PolicyChannel } from './policy-channel';
-import type { PolicyOverrideStore } from './policy-override-store';
-import { BACKGROUND_TIMEOUT_MS } from '../rate-limit.constants';
+import { isReplyError } from '../../util/ioredis-shapes';
+import { withTimeout } from '../../store/redis/with-timeout';
+import type { PolicyOverride } from '../../policy/policy-thresholds';
+import { StoredKeyConflictError } from '../../errors/stored-key-conflict.error';
+import type { RedisClient } from '../../store/redis/redis-script';
+import { encodeOverride, parseOverrideHash } from '../../runtime/policy-override-codec';
+import type { KeyBuilder } from '../../keys/key-builder';
+import type { PolicyChannel } from '../../runtime/policy-channel';
+import type { PolicyOverrideStore } from '../../runtime/policy-override-store';
+import { BACKGROUND_TIMEOUT_MS } from '../../rate-limit.constants';
 
 /**
  * Overrides in Redis hashes `<prefix>:policy:<name>`; each write is announced on the

@@ -3,8 +3,13 @@ import { readLuaFile } from '../../store/redis/lua-file';
 import { RedisScript, type RedisClient } from '../../store/redis/redis-script';
 import { withTimeout } from '../../store/redis/with-timeout';
 import { isWrongType } from '../../store/redis/wrong-type';
-import { AUDIT_CAP, POLICY_AUDIT_CAP, isAuditEntry, type AuditEntry } from './audit-entry';
-import type { AuditStore } from './audit-store';
+import {
+  AUDIT_CAP,
+  POLICY_AUDIT_CAP,
+  isAuditEntry,
+  type AuditEntry,
+} from '../../runtime/audit/audit-entry';
+import type { AuditStore } from '../../runtime/audit/audit-store';
 
 const script = new RedisScript('audit', readLuaFile('audit'));
 

@@ -1,10 +1,10 @@
-import type { PolicyOverride } from '../policy/policy-thresholds';
+import type { PolicyOverride } from '../../policy/policy-thresholds';
 import type {
   ClientOverrideListener,
   OverrideListener,
   PolicyChannel,
   ResetListener,
-} from './policy-channel';
+} from '../../runtime/policy-channel';
 
 /** A single instance without Redis: announcements reach this process's listeners at once. */
 export class MemoryPolicyChannel implements PolicyChannel {

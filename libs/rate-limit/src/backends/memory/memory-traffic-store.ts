@@ -1,7 +1,7 @@
 import { DECISION_OUTCOMES } from '../../decision/decision-outcome';
 import type { DecisionCounts } from '../../decision/decision-counts';
-import { addTo, emptyColumns, mergeTop } from './series-columns';
-import { BUCKET_MS, SERIES_SPAN_MS } from './traffic-buckets';
+import { addTo, emptyColumns, mergeTop } from '../../runtime/traffic/series-columns';
+import { BUCKET_MS, SERIES_SPAN_MS } from '../../runtime/traffic/traffic-buckets';
 import {
   MINUTE_MS,
   REJECTED_KEPT,
@@ -10,7 +10,7 @@ import {
   type RejectedBatch,
   type SeriesColumns,
   type TrafficStore,
-} from './traffic-store';
+} from '../../runtime/traffic/traffic-store';
 
 /**
  * The traffic data of an application without Redis (one process): the same buckets and the

@@ -8,7 +8,7 @@ import {
   type ClientOverrideIndex,
   type ClientOverridePage,
   type ClientOverrideRecord,
-} from './client-override-index';
+} from '../../runtime/client-overrides/client-override-index';
 
 /** The index in a Redis hash per policy, `<prefix>:clients:<policy>`, listed by HSCAN. */
 export class RedisClientOverrideIndex implements ClientOverrideIndex {

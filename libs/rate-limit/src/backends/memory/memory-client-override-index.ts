@@ -3,7 +3,7 @@ import type {
   ClientOverrideIndex,
   ClientOverridePage,
   ClientOverrideRecord,
-} from './client-override-index';
+} from '../../runtime/client-overrides/client-override-index';
 
 /** The index of a single instance without Redis. Cursors are offsets in insertion order. */
 export class MemoryClientOverrideIndex implements ClientOverrideIndex {

@@ -1,5 +1,5 @@
-import { AUDIT_CAP, POLICY_AUDIT_CAP, type AuditEntry } from './audit-entry';
-import type { AuditStore } from './audit-store';
+import { AUDIT_CAP, POLICY_AUDIT_CAP, type AuditEntry } from '../../runtime/audit/audit-entry';
+import type { AuditStore } from '../../runtime/audit/audit-store';
 
 /** The audit log of an application without Redis: the same caps and rules, in this process. */
 export class MemoryAuditStore implements AuditStore {
