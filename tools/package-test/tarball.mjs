@@ -18,6 +18,21 @@ const REQUIRED = [
   'dashboard/ui/index.html',
 ];
 
+/** The entry points of the `exports` map: the core and each plane. */
+const ENTRY_POINTS = ['.', './admin', './health', './openapi', './shedder'];
+
+/** Peers an app may leave out: everything but what every Nest app has. */
+const OPTIONAL_PEERS = [
+  'ioredis',
+  '@nestjs/swagger',
+  '@nestjs/terminus',
+  'class-validator',
+  'class-transformer',
+  '@nestjs/graphql',
+  '@nestjs/websockets',
+  '@nestjs/microservices',
+];
+
 /** What a published package must not carry. */
 const FORBIDDEN = [
   { pattern: /\.(int-|e2e-)?spec\.[cm]?[jt]s$/, why: 'tests' },
@@ -79,34 +94,43 @@ export function checkTarballEntries(checks, tgz, luaSourceDir) {
  */
 export function checkInstalledPackage(checks, installed) {
   const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
-  const dot = manifest.exports?.['.'];
-  checks.ok(
-    dot?.types === './index.d.ts' && dot?.require === './index.js' && dot?.default === './index.js',
-    'exports["."] maps types, require and default to the entry point',
-    () => manifest.exports,
-  );
-  // Conditions are matched in order: `types` must come first or TypeScript never reads it.
-  checks.ok(Object.keys(dot ?? {})[0] === 'types', 'exports["."] lists "types" first', () =>
-    Object.keys(dot ?? {}),
-  );
-  checks.ok(
-    manifest.exports?.['./package.json'] === './package.json',
-    'exports["./package.json"] is present',
-    () => manifest.exports,
-  );
-  for (const peer of ['@nestjs/graphql', '@nestjs/websockets', '@nestjs/microservices'])
+  const exports = manifest.exports ?? {};
+  for (const entry of ENTRY_POINTS) {
+    const target = exports[entry];
+    const base = entry === '.' ? './index' : `${entry}/index`;
     checks.ok(
-      manifest.peerDependencies?.[peer] && manifest.peerDependenciesMeta?.[peer]?.optional === true,
-      `${peer} is an optional peer`,
-      () => ({
-        range: manifest.peerDependencies?.[peer],
-        meta: manifest.peerDependenciesMeta?.[peer],
-      }),
+      target?.types === `${base}.d.ts` &&
+        target?.require === `${base}.js` &&
+        target?.default === `${base}.js` &&
+        // Conditions are matched in order: `types` must come first or TypeScript never reads it.
+        Object.keys(target)[0] === 'types' &&
+        existsSync(join(installed, `${base}.js`)) &&
+        existsSync(join(installed, `${base}.d.ts`)),
+      `exports["${entry}"] maps types (first), require and default to ${base}.js and .d.ts, present`,
+      () => exports,
     );
+  }
+  checks.ok(
+    exports['./package.json'] === './package.json',
+    'exports["./package.json"] is present',
+    () => exports,
+  );
+  const optional = Object.keys(manifest.peerDependencies ?? {}).filter(
+    (peer) => manifest.peerDependenciesMeta?.[peer]?.optional === true,
+  );
+  checks.ok(
+    OPTIONAL_PEERS.every((peer) => optional.includes(peer)) &&
+      optional.every((peer) => OPTIONAL_PEERS.includes(peer)),
+    `the optional peers are exactly ${OPTIONAL_PEERS.join(', ')}`,
+    () => ({ optional, meta: manifest.peerDependenciesMeta }),
+  );
   // The README's peer table is what users install from: one row per peer, with its range.
   const readme = readFileSync(join(installed, 'README.md'), 'utf8');
   const unlisted = Object.entries(manifest.peerDependencies ?? {})
-    .filter(([name, range]) => !readme.includes(`| \`${name}\` | \`${range}\` |`))
+    // A `|` in a table cell is written `\|`, even inside a code span.
+    .filter(
+      ([name, range]) => !readme.includes(`| \`${name}\` | \`${range.replaceAll('|', '\\|')}\` |`),
+    )
     .map(([name, range]) => `${name} ${range}`);
   checks.ok(
     unlisted.length === 0,
