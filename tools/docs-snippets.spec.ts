@@ -4,8 +4,9 @@
  * `<!-- snippet: <path from the repository root> -->` on the line before it, and equal to that
  * file byte for byte once `@app/rate-limit` (this repository's alias) is spelled
  * `nest-redis-rate-limit` (the package). The file is the source of truth: change it, run its
- * test, then paste it into the doc. The install command a doc gives is the package's own
- * required peers (libs/rate-limit/package.json).
+ * test, then paste it into the doc. An install command a doc gives names peers of the package
+ * only (libs/rate-limit/package.json), and for each entry point its comment names (`# ...
+ * /admin`) exactly the peers that entry point requires (libs/rate-limit/src/<plane>/peers.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,6 +30,32 @@ const docs = documentationFiles().map((file) => ({
   name: repoPath(file),
   blocks: codeBlocks(readFileSync(file, 'utf8')),
 }));
+
+const manifest = JSON.parse(readFileSync(join(ROOT, 'libs/rate-limit/package.json'), 'utf8')) as {
+  name: string;
+  exports: Record<string, unknown>;
+  peerDependencies: Record<string, string>;
+};
+/** The package's planes: its entry points besides the core (`./admin` -> `admin`). */
+const planes = Object.keys(manifest.exports)
+  .filter((entry) => entry !== '.' && !entry.endsWith('.json'))
+  .map((entry) => entry.slice(2));
+
+/** What importing a plane requires: the list its peers.ts checks (none without one). */
+function planePeers(plane: string): string[] {
+  const file = join(ROOT, 'libs/rate-limit/src', plane, 'peers.ts');
+  if (!existsSync(file)) return [];
+  const list = /requirePeers\(\s*'[^']+',\s*\[([^\]]*)\]/.exec(readFileSync(file, 'utf8'));
+  if (!list) throw new Error(`${file} has no requirePeers('<entry point>', [...]) call`);
+  return [...list[1].matchAll(/'([^']+)'/g)].map((match) => match[1]);
+}
+const allPlanePeers = new Set(planes.flatMap(planePeers));
+
+/** The package's own README: npm shows it, and it gives an install line per entry point. */
+const packageReadme = {
+  name: 'libs/rate-limit/README.md',
+  blocks: codeBlocks(readFileSync(join(ROOT, 'libs/rate-limit/README.md'), 'utf8')),
+};
 
 describe('code blocks of the documentation', () => {
   const snippets = docs.flatMap(({ name, blocks }) =>
@@ -78,32 +105,47 @@ describe('code blocks of the documentation', () => {
     ).toBe(readFileSync(starter, 'utf8'));
   });
 
-  it('every npm install of the package names the peers it requires that a Nest app lacks', () => {
-    const manifest = JSON.parse(
-      readFileSync(join(ROOT, 'libs/rate-limit/package.json'), 'utf8'),
-    ) as {
-      name: string;
-      peerDependencies: Record<string, string>;
-      peerDependenciesMeta?: Record<string, { optional?: boolean }>;
-    };
-    // What `nest new` already installs.
-    const inEveryNestApp = new Set(['@nestjs/common', '@nestjs/core', 'reflect-metadata', 'rxjs']);
-    const required = Object.keys(manifest.peerDependencies)
-      .filter((name) => !manifest.peerDependenciesMeta?.[name]?.optional)
-      .filter((name) => !inEveryNestApp.has(name))
-      .sort();
-    const installs = docs.flatMap(({ name, blocks }) =>
-      blocks.flatMap((block) =>
-        block.code
-          .split('\n')
-          .filter((line) => line.includes(`npm install ${manifest.name}`))
-          .map((line) => ({ where: name, line })),
-      ),
-    );
+  const installs = [...docs, packageReadme].flatMap(({ name, blocks }) =>
+    blocks.flatMap((block) =>
+      block.code
+        .split('\n')
+        .filter((line) => line.includes(`npm install ${manifest.name}`))
+        .map((line) => ({ where: name, line })),
+    ),
+  );
+
+  it('every npm install of the package names its peers, and the peers of the planes it names', () => {
     expect(installs.length).toBeGreaterThan(0);
     for (const { where, line } of installs) {
-      const words = line.replace(/#.*/, '').trim().split(/\s+/).slice(3).sort();
-      expect({ where, packages: words }).toEqual({ where, packages: required });
+      const [command, comment = ''] = line.split('#');
+      // `ioredis@5` is ioredis.
+      const words = command
+        .trim()
+        .split(/\s+/)
+        .slice(3)
+        .map((word) => word.replace(/(?<=.)@.*$/, ''));
+      const named = planes.filter((plane) => comment.includes(`/${plane}`));
+      const needed = new Set(named.flatMap((plane) => planePeers(plane)));
+      const unknown = words.filter((word) => !(word in manifest.peerDependencies));
+      // A plane's peer without its plane, or a plane without its peers, is a wrong line.
+      const planeWords = words.filter((word) => allPlanePeers.has(word)).sort();
+      expect({ where, line, unknown, planePeers: planeWords }).toEqual({
+        where,
+        line,
+        unknown: [],
+        planePeers: [...needed].sort(),
+      });
+    }
+  });
+
+  it('the package README and the installation guide give an install line per entry point', () => {
+    for (const where of ['libs/rate-limit/README.md', 'docs/guide/installation.md']) {
+      const lines = installs.filter((install) => install.where === where);
+      const core = lines.some(({ line }) => !line.includes('#'));
+      const missing = planes.filter(
+        (plane) => !lines.some(({ line }) => line.split('#')[1]?.includes(`/${plane}`)),
+      );
+      expect({ where, core, missing }).toEqual({ where, core: true, missing: [] });
     }
   });
 });
