@@ -51,6 +51,26 @@ export default defineConfig(
       ),
     },
   },
+  {
+    // ioredis is an optional peer (an app on the memory store alone lacks it): the library names
+    // its types anywhere, and loads it in one place, store/redis/create-redis-client.ts.
+    files: ['libs/rate-limit/src/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'ioredis',
+              allowTypeImports: true,
+              message: 'ioredis is an optional peer: import its types only (isCluster, isRedisClient in util/ioredis-shapes.ts)',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // Dependencies point one way (tools/layers.mjs, docs/ARCHITECTURE.md).
   ...layerRules(),
   appRules,

@@ -72,9 +72,12 @@ export function dashboardController(path: string): Type<unknown> {
     @Get(':file')
     topLevel(
       @Param('file') file: string,
+      @Req() request: RequestLine,
       @Res({ passthrough: true }) response: HeaderWriter,
       @Headers('accept-encoding') encoding?: string,
     ): StreamableFile {
+      // Fastify under Nest 11.0 routes the trailing-slash form of the page here, file empty.
+      if (file === '') return this.page(request, response, encoding);
       return this.send(file, response, encoding);
     }
 

@@ -61,10 +61,12 @@ export function createRedisClient(connection: RedisConnectionOptions): OwnedClie
  * ioredis, loaded only once a Redis connection is configured: an optional peer, which an
  * application on the memory store alone need not install.
  */
-function loadIoredis(): typeof Ioredis {
+function loadIoredis(): Pick<typeof Ioredis, 'Cluster' | 'Redis'> {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
-    return require('ioredis') as typeof Ioredis;
+    const ioredis = require('ioredis') as typeof Ioredis & { default?: typeof Ioredis.Redis };
+    // ioredis 5.0 exports the client class as the module itself (and `default`), not as `Redis`.
+    return { Cluster: ioredis.Cluster, Redis: ioredis.Redis ?? ioredis.default };
   } catch (error) {
     throw new Error(
       'nest-redis-rate-limit: the redis option needs ioredis, which is not installed: ' +

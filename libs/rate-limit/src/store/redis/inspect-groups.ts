@@ -1,10 +1,10 @@
-import { Cluster } from 'ioredis';
 import type { RateLimitStoreError } from '../../errors/rate-limit-store.error';
 import { BACKGROUND_TIMEOUT_MS } from '../../rate-limit.constants';
 import type { StoreEntry, StoreReply } from '../rate-limit-store.interface';
 import { encodeDecideCall, parseDecideReply } from './decide-call';
 import type { RedisClient, RedisScript, RoundTrip } from './redis-script';
 import { withTimeout } from './with-timeout';
+import { isCluster } from '../../util/ioredis-shapes';
 
 /** Groups the admin listing reads per script call; the steps go one after another. */
 const GROUPS_PER_STEP = 100;
@@ -24,7 +24,7 @@ export async function inspectGroups(
   const roundTrip: RoundTrip = (reply) =>
     withTimeout(reply, Math.max(1, deadline - performance.now()));
   const replies: (StoreReply | RateLimitStoreError)[] = [];
-  const perGroup = client instanceof Cluster;
+  const perGroup = isCluster(client);
   for (let start = 0; start < groups.length; start += GROUPS_PER_STEP) {
     const step = groups.slice(start, start + GROUPS_PER_STEP);
     const calls = perGroup ? step.map((group) => [group]) : [step];
