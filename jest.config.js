@@ -66,6 +66,9 @@ const shared = {
   ],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json', 'node'],
   moduleNameMapper: {
+    // Files a doc tells users to paste import their neighbours as `./x.js`, as ESM apps (Nest
+    // 12's nest new) need; here they are TypeScript sources.
+    '^(\\.{1,2}/.*)\\.js$': '$1',
     '^@app/rate-limit$': '<rootDir>/libs/rate-limit/src',
     '^@app/rate-limit/(.*)$': '<rootDir>/libs/rate-limit/src/$1',
   },

@@ -95,6 +95,16 @@ describe('code blocks of the documentation', () => {
     expect(unmarked).toEqual([]);
   });
 
+  it('every relative import of a snippet ends in .js (nest new makes ESM apps, which need it)', () => {
+    const bare = snippets.flatMap(({ name, block }) =>
+      [...block.code.matchAll(/from '(\.{1,2}\/[^']*)'/g)]
+        .map((match) => match[1])
+        .filter((path) => !path.endsWith('.js'))
+        .map((path) => `${name}:${block.line} ${path}`),
+    );
+    expect(bare).toEqual([]);
+  });
+
   it("the README example's app.service.ts is nest new's, unchanged", () => {
     const starter = join(
       ROOT,

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { RateLimit } from '@app/rate-limit';
-import { AppService } from './app.service';
+import { AppService } from './app.service.js';
 
 @Controller()
 export class AppController {

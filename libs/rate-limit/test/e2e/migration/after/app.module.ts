@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { RateLimitGuard, RateLimitModule } from '@app/rate-limit';
-import { AuthController } from './auth.controller';
-import { CatsController } from './cats.controller';
-import { HealthController } from './health.controller';
-import { ReportsController } from './reports.controller';
-import { TooManyRequestsFilter } from './too-many-requests.filter';
+import { AuthController } from './auth.controller.js';
+import { CatsController } from './cats.controller.js';
+import { HealthController } from './health.controller.js';
+import { ReportsController } from './reports.controller.js';
+import { TooManyRequestsFilter } from './too-many-requests.filter.js';
 
 @Module({
   imports: [

@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerGuard, ThrottlerModule, minutes } from '@nestjs/throttler';
-import { AuthController } from './auth.controller';
-import { CatsController } from './cats.controller';
-import { HealthController } from './health.controller';
-import { ReportsController } from './reports.controller';
+import { AuthController } from './auth.controller.js';
+import { CatsController } from './cats.controller.js';
+import { HealthController } from './health.controller.js';
+import { ReportsController } from './reports.controller.js';
 
 @Module({
   imports: [
