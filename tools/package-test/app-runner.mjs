@@ -21,9 +21,12 @@ import { checkAdmin, checkHealth, checkOpenApi, statusesSeenByFilters } from './
 /**
  * @param {Checks} checks
  * @param {{ app: AppSpec, versions: Versions, tmp: string, root: string, tarball: string,
- *   packageName: string }} context
+ *   packageName: string, node: string, nodeVersion: string }} context
  */
-export async function runMatrixApp(checks, { app, versions, tmp, root, tarball, packageName }) {
+export async function runMatrixApp(
+  checks,
+  { app, versions, tmp, root, tarball, packageName, node, nodeVersion },
+) {
   const appDir = join(tmp, app.name);
   await checks.step(
     `${app.name}: npm install ${JSON.stringify(versions.dependencies)}`,
@@ -47,30 +50,30 @@ export async function runMatrixApp(checks, { app, versions, tmp, root, tarball, 
     }
     writeAppSources(dir, { ...app, flavour, nestMajor }, files, nestNewAppService(root));
     await checks.step(`${label}: tsc`, () =>
-      run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir, timeoutMs: 120_000 }),
+      run(node, [tsc, '-p', 'tsconfig.json'], { cwd: dir, timeoutMs: 120_000 }),
     );
     checks.ok(
       true,
       `${label}: the README's ${app.planes} blocks compile (strict, TypeScript ${versions.devDependencies.typescript})`,
     );
     if (app.planes === 'core') {
-      await checkCoreOnly(checks, { appDir, dir, flavour, label });
-      if (dir === appDir) await checkMemoryStoreWithoutIoredis(checks, { appDir, label });
+      await checkCoreOnly(checks, { appDir, dir, flavour, label, node });
+      if (dir === appDir) await checkMemoryStoreWithoutIoredis(checks, { appDir, label, node });
     }
-    await checks.step(`${label}: run against redis-server`, () =>
-      runApp(checks, { app, dir, label, tmp: appDir }),
+    await checks.step(`${label}: run against redis-server on Node ${nodeVersion}`, () =>
+      runApp(checks, { app, dir, label, tmp: appDir, node }),
     );
   }
 }
 
 /**
  * @param {Checks} checks
- * @param {{ app: AppSpec, dir: string, label: string, tmp: string }} context
+ * @param {{ app: AppSpec, dir: string, label: string, tmp: string, node: string }} context
  */
-async function runApp(checks, { app, dir, label, tmp }) {
+async function runApp(checks, { app, dir, label, tmp, node }) {
   const redis = await startRedis(tmp);
   const token = randomBytes(32).toString('hex');
-  const started = await startProcess(process.execPath, ['dist/main.js'], {
+  const started = await startProcess(node, ['dist/main.js'], {
     cwd: dir,
     env: cleanEnv({
       REDIS_URL: redis.url,

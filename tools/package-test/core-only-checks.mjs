@@ -48,9 +48,10 @@ Module({ imports: [RateLimitModule.forRoot({ policies: [{ name: 'memory', limit:
 
 /**
  * @param {ReturnType<typeof import('../support/checks.mjs').createChecks>} checks
- * @param {{ appDir: string, dir: string, flavour: 'commonjs' | 'module', label: string }} app
+ * @param {{ appDir: string, dir: string, flavour: 'commonjs' | 'module', label: string,
+ *   node: string }} app
  */
-export async function checkCoreOnly(checks, { appDir, dir, flavour, label }) {
+export async function checkCoreOnly(checks, { appDir, dir, flavour, label, node }) {
   const present = PLANE_PEERS.filter((name) => existsSync(join(appDir, 'node_modules', name)));
   checks.ok(
     present.length === 0,
@@ -58,7 +59,7 @@ export async function checkCoreOnly(checks, { appDir, dir, flavour, label }) {
     () => present,
   );
   const args = flavour === 'module' ? ['--input-type=module', '-e'] : ['-e'];
-  const printed = await run(process.execPath, [...args, LOADER[flavour]], {
+  const printed = await run(node, [...args, LOADER[flavour]], {
     cwd: dir,
     timeoutMs: 30_000,
     label: `${label}: loading each entry point`,
@@ -86,15 +87,15 @@ export async function checkCoreOnly(checks, { appDir, dir, flavour, label }) {
  * Runs MEMORY_APP with the app's ioredis moved aside (and back, whatever happens: the app runs
  * on Redis next).
  * @param {ReturnType<typeof import('../support/checks.mjs').createChecks>} checks
- * @param {{ appDir: string, label: string }} app
+ * @param {{ appDir: string, label: string, node: string }} app
  */
-export async function checkMemoryStoreWithoutIoredis(checks, { appDir, label }) {
+export async function checkMemoryStoreWithoutIoredis(checks, { appDir, label, node }) {
   const ioredis = join(appDir, 'node_modules/ioredis');
   const aside = join(appDir, 'node_modules/.ioredis-aside');
   renameSync(ioredis, aside);
   let printed;
   try {
-    printed = await run(process.execPath, ['-e', MEMORY_APP], {
+    printed = await run(node, ['-e', MEMORY_APP], {
       cwd: appDir,
       timeoutMs: 30_000,
       label: `${label}: the memory store without ioredis`,

@@ -17,6 +17,7 @@ import { createChecks, withDeadline } from '../support/checks.mjs';
 import { killAll } from '../support/processes.mjs';
 import { runMatrixApp } from './app-runner.mjs';
 import { APPS, appVersions, checkCoverage, lockedVersions } from './matrix.mjs';
+import { installNode, nodeVersionFor } from './node-versions.mjs';
 import { checkInstalledPackage, checkTarballEntries } from './tarball.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -90,14 +91,31 @@ async function main() {
     () => missing,
   );
   const selected = resolved.filter(({ app }) => !ONLY || ONLY.includes(app.name));
-  await inParallel(selected, JOBS, (entry) =>
-    runMatrixApp(checks, { ...entry, tmp, root, tarball, packageName: manifest.name }).catch(
-      (error) => {
-        // One app's failure does not stop the others: every failing app is reported.
-        checks.fail(error);
-      },
-    ),
-  );
+  // Each app on the Node of its column: the lowest `engines` allows, or the newest Node 22.
+  const enginesNode = manifest.engines?.node ?? '';
+  /** @type {Map<string, Promise<string>>} */
+  const nodes = new Map();
+  for (const { app } of selected) {
+    const version = nodeVersionFor(app.versions, enginesNode);
+    if (nodes.has(version)) continue;
+    const installed = checks.step(`Node ${version} from the npm registry`, () =>
+      installNode(version, tmp),
+    );
+    // Awaited by its apps; a failure is reported by each of them, never as unhandled.
+    installed.catch(() => {});
+    nodes.set(version, installed);
+  }
+  await inParallel(selected, JOBS, async (entry) => {
+    try {
+      const nodeVersion = nodeVersionFor(entry.app.versions, enginesNode);
+      const node = /** @type {string} */ (await nodes.get(nodeVersion));
+      const packageName = manifest.name;
+      await runMatrixApp(checks, { ...entry, tmp, root, tarball, packageName, node, nodeVersion });
+    } catch (error) {
+      // One app's failure does not stop the others: every failing app is reported.
+      checks.fail(error);
+    }
+  });
 }
 
 /**
