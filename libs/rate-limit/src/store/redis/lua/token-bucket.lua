@@ -20,6 +20,7 @@ local function tb_tokens(key, now, limit, windowUs, burst)
   return tokens
 end
 
+-- A bucket at or over its capacity (a refund included) is full: its key goes.
 local function tb_store(key, now, limit, windowUs, burst, tokens)
   if tokens >= burst then write(key, false, DELETE) return end
   write(key, format('%.17g:%d', tokens, now), px((burst - tokens) * windowUs / limit))
@@ -41,9 +42,7 @@ local function tb_commit(key, now, limit, windowUs, burst, cost, tokens)
 end
 
 local function tb_refund(key, now, limit, windowUs, burst, cost)
-  local tokens = tb_tokens(key, now, limit, windowUs, burst) + cost
-  if tokens > burst then tokens = burst end
-  tb_store(key, now, limit, windowUs, burst, tokens)
+  tb_store(key, now, limit, windowUs, burst, tb_tokens(key, now, limit, windowUs, burst) + cost)
 end
 
 algorithms['token-bucket'] = { tb_check, tb_commit, false, tb_refund, true }
