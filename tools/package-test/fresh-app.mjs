@@ -32,9 +32,9 @@ export function writeAppManifest(dir, packageName, tarball, versions, type) {
  * `--prefer-offline` takes what the cache has without asking the registry whether it changed
  * (the versions are exact); no lock file is written (nothing reads it); no install scripts run
  * (the package has none, which tarball.mjs checks, and Nest's only print a banner).
- * @param {string} dir
+ * @param {string} dir @param {string[]} [packages] named packages to add (else package.json's)
  */
-export function installApp(dir) {
+export function installApp(dir, packages = []) {
   return run(
     'npm',
     [
@@ -45,7 +45,8 @@ export function installApp(dir) {
       '--no-package-lock',
       '--ignore-scripts',
       '--loglevel=error',
+      ...packages,
     ],
-    { cwd: dir, timeoutMs: 150_000 },
+    { cwd: dir, timeoutMs: 150_000, label: `npm install ${packages.join(' ')}`.trim() },
   );
 }

@@ -5,8 +5,10 @@
  * registry as the `node-<platform>-<arch>` package (the official binaries, as the `node` package
  * installs them), into the apps' temporary directory, so the machine's own Node is not involved.
  */
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../support/processes.mjs';
+import { installApp } from './fresh-app.mjs';
 import { lowerBound } from './matrix.mjs';
 
 /** The newest Node 22 on the registry when the matrix was last changed. */
@@ -30,22 +32,8 @@ export function nodeVersionFor(versions, enginesRange) {
 export async function installNode(version, dir) {
   const name = `node-${process.platform}-${process.arch}`;
   const prefix = join(dir, `node-${version}`);
-  await run(
-    'npm',
-    [
-      'install',
-      '--prefix',
-      prefix,
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      '--no-package-lock',
-      '--ignore-scripts',
-      '--loglevel=error',
-      `${name}@${version}`,
-    ],
-    { cwd: dir, timeoutMs: 150_000, label: `npm install ${name}@${version}` },
-  );
+  mkdirSync(prefix, { recursive: true });
+  await installApp(prefix, [`${name}@${version}`]);
   const node = join(prefix, 'node_modules', name, 'bin', 'node');
   const printed = (await run(node, ['--version'], { cwd: dir, timeoutMs: 10_000 })).trim();
   if (printed !== `v${version}`) throw new Error(`${node} printed ${printed}, not v${version}`);
