@@ -7,7 +7,7 @@
  * rounds, rounds with one instance's event loop blocked mid-burst, and rounds at a larger limit.
  * Every burst admits exactly the limit, and no decision leaves Redis.
  *
- * More rounds of the same (20 warm rounds instead of 5, 10 fresh starts) are `npm run
+ * More rounds of the same (20 warm rounds instead of 3, 10 fresh starts) are `npm run
  * bench:bursts`.
  */
 import { RATE_LIMIT_ALGORITHMS } from '../../libs/rate-limit/src/policy/rate-limit-algorithm';
@@ -32,7 +32,7 @@ import {
 const INSTANCES = 3;
 const LIMIT = 50;
 const BIG_LIMIT = 500;
-const WARM_ROUNDS = 5;
+const WARM_ROUNDS = 3;
 const BUSY_ROUNDS = 3;
 const BIG_ROUNDS = 3;
 /** A round of six bursts of 1,000 takes 2-4 s here; a topology's rounds about 40 s. */

@@ -1,7 +1,7 @@
 /**
  * Builds what users run (`npm run build`: the library and `dist/apps/demo/main.js`), for tests
  * that start the demo as separate processes. Jest's `load` project runs it once, as its global
- * setup, before any of its test files.
+ * setup, before any of its test files, unless `npm test` has just built it.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -20,6 +20,8 @@ export const ROOT = repositoryRoot();
 export const DEMO_MAIN = join(ROOT, 'dist', 'apps', 'demo', 'main.js');
 
 export default async function buildDemo(): Promise<void> {
+  // `npm test` builds while ESLint runs (tools/lint-and-build.mjs), before the other projects.
+  if (process.env.RATE_LIMIT_TEST_DEMO_BUILT === '1' && existsSync(DEMO_MAIN)) return;
   try {
     await promisify(execFile)('npm', ['run', 'build'], {
       cwd: ROOT,
