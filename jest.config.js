@@ -82,8 +82,6 @@ const TOPOLOGY_SPECS = [
   'libs/rate-limit/test/lua-instructions.int-spec.ts',
 ];
 
-const ADMIN_FUZZ = 'test/load/admin-fuzz.e2e-spec.ts';
-
 /** @type {import('jest').Config} */
 const e2e = {
   ...shared,
@@ -136,20 +134,11 @@ module.exports = {
       ],
     },
     {
-      // The admin fuzz suite against a demo process: it checks answers and stored state, never
-      // timing or where a decision was made, so it runs beside the other projects' files.
-      ...shared,
-      displayName: 'demo-fuzz',
-      testMatch: [`<rootDir>/${ADMIN_FUZZ}`],
-      globalSetup: '<rootDir>/test/support/demo-build.ts',
-    },
-    {
       // The demo as separate processes (`node dist/apps/demo/main.js`), built once beforehand;
       // the dashboard's browser tests (test/browser) drive Chromium against such processes.
       ...shared,
       displayName: 'load',
       testMatch: ['<rootDir>/test/load/**/*.e2e-spec.ts', '<rootDir>/test/browser/**/*.e2e-spec.ts'],
-      testPathIgnorePatterns: [`<rootDir>/${ADMIN_FUZZ}`],
       globalSetup: '<rootDir>/test/support/demo-build.ts',
     },
   ],
