@@ -96,6 +96,10 @@ module.exports = {
   // Three files at a time on two cores: a quarter of a file's time is spent waiting on its Redis
   // processes and sockets (2 workers kept the cores 75 % busy). The parallel projects took
   // 181 s with 3 workers and 259 s with 2 on this machine; `load` runs one file at a time.
+  // Wall-time bounds that are the product's promise (redis-paused, password, the Cluster
+  // failover) failed in 2 of 9 fresh-clone runs with 3 workers and in 1 of 1 with 2: the flake
+  // hunt of issue 26 is open for them.
+  // (See CONTRIBUTING: how to tell a flake from a defect.)
   maxWorkers: 3,
   testTimeout: 30_000,
   projects: [
