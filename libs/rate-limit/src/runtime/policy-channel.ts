@@ -28,3 +28,34 @@ export interface PolicyChannel {
   announceClientOverride(name: string, tags: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The listeners of a channel, and their delivery: what every backend's channel shares. */
+export abstract class ChannelListeners {
+  private readonly overrideListeners: OverrideListener[] = [];
+  private readonly resetListeners: ResetListener[] = [];
+  private readonly clientListeners: ClientOverrideListener[] = [];
+
+  onOverride(listener: OverrideListener): void {
+    this.overrideListeners.push(listener);
+  }
+
+  onReset(listener: ResetListener): void {
+    this.resetListeners.push(listener);
+  }
+
+  onClientOverride(listener: ClientOverrideListener): void {
+    this.clientListeners.push(listener);
+  }
+
+  protected deliverOverride(name: string, override: PolicyOverride | null): void {
+    for (const listener of this.overrideListeners) listener(name, override);
+  }
+
+  protected deliverReset(name: string, tags: readonly string[]): void {
+    for (const listener of this.resetListeners) listener(name, tags);
+  }
+
+  protected deliverClientOverride(name: string, tags: readonly string[]): void {
+    for (const listener of this.clientListeners) listener(name, tags);
+  }
+}

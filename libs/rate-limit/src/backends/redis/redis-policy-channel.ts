@@ -6,12 +6,7 @@ import { BACKGROUND_TIMEOUT_MS } from '../../rate-limit.constants';
 import { closeClient } from '../../store/redis/close-client';
 import type { RedisClient } from '../../store/redis/redis-script';
 import { withTimeout } from '../../store/redis/with-timeout';
-import type {
-  ClientOverrideListener,
-  OverrideListener,
-  PolicyChannel,
-  ResetListener,
-} from '../../runtime/policy-channel';
+import { ChannelListeners, type PolicyChannel } from '../../runtime/policy-channel';
 import { encodeOverride, parseOverrideHash } from '../../runtime/policy-override-codec';
 
 interface ChangeMessage {
@@ -29,32 +24,19 @@ interface ChangeMessage {
  * the reset identities), so other instances act without another round trip. Listening uses a
  * connection of its own (a subscribed connection can run no other command).
  */
-export class RedisPolicyChannel implements PolicyChannel, OnModuleDestroy {
+export class RedisPolicyChannel extends ChannelListeners implements PolicyChannel, OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
-  private readonly overrideListeners: OverrideListener[] = [];
-  private readonly resetListeners: ResetListener[] = [];
-  private readonly clientListeners: ClientOverrideListener[] = [];
   private subscriber?: RedisClient;
 
   constructor(
     private readonly client: RedisClient,
     private readonly prefix: string,
-  ) {}
+  ) {
+    super();
+  }
 
   private get channel(): string {
     return `${this.prefix}:policy-changes`;
-  }
-
-  onOverride(listener: OverrideListener): void {
-    this.overrideListeners.push(listener);
-  }
-
-  onReset(listener: ResetListener): void {
-    this.resetListeners.push(listener);
-  }
-
-  onClientOverride(listener: ClientOverrideListener): void {
-    this.clientListeners.push(listener);
   }
 
   async subscribe(waitMs: number): Promise<void> {
@@ -120,16 +102,16 @@ export class RedisPolicyChannel implements PolicyChannel, OnModuleDestroy {
       if (typeof message.name !== 'string') return;
       const tags = Array.isArray(message.tags) ? message.tags.filter(isString) : [];
       if (message.reset) {
-        for (const listener of this.resetListeners) listener(message.name, tags);
+        this.deliverReset(message.name, tags);
         return;
       }
       if (message.client) {
-        for (const listener of this.clientListeners) listener(message.name, tags);
+        this.deliverClientOverride(message.name, tags);
         return;
       }
       const override =
         message.override && parseOverrideHash(encodeOverride(message.override)).override;
-      for (const listener of this.overrideListeners) listener(message.name, override ?? null);
+      this.deliverOverride(message.name, override ?? null);
     } catch {
       this.logger.warn(`Ignored a malformed message on ${this.channel}`);
     }
