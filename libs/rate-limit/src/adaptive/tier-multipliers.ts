@@ -1,0 +1,49 @@
+import { clamp } from './control-law';
+
+/**
+ * One tier in shedding order: the first is shed first. Its floor is the smallest share of its
+ * configured thresholds it keeps (1 = exempt: never shed).
+ */
+export interface AdaptiveTier {
+  name: string;
+  floor: number;
+}
+
+/** A tier with floor 1 is exempt: it takes no place in the waterfall. */
+export const isExempt = (tier: AdaptiveTier): boolean => tier.floor >= 1;
+
+/**
+ * The waterfall: at level `k`, the `j`-th tier that can be shed (0 = shed first) keeps
+ * `1 - clamp(k - j, 0, 1) x (1 - floor)` of its thresholds. So the first reaches its floor
+ * (k = 1) before the second is touched, and so on; exempt tiers keep 1. At level 0 every tier
+ * has the boost.
+ */
+export function tierMultipliers(
+  tiers: readonly AdaptiveTier[],
+  level: number,
+  boost: number,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  let position = 0;
+  for (const tier of tiers) {
+    if (level <= 0) out[tier.name] = 1 + boost;
+    else if (isExempt(tier)) out[tier.name] = 1;
+    else out[tier.name] = 1 - clamp(level - position, 0, 1) * (1 - tier.floor);
+    if (!isExempt(tier)) position++;
+  }
+  return out;
+}
+
+/** The level at which every tier that can be shed is at its floor: the controller's ceiling. */
+export const maxLevel = (tiers: readonly AdaptiveTier[]): number =>
+  tiers.filter((tier) => !isExempt(tier)).length;
+
+/**
+ * A threshold as the instance applies it: configured x multiplier, never below 1 (a limit of 0
+ * would be a deny-all the operator did not set). Stored thresholds and overrides are never
+ * rewritten; this is computed in memory from whatever is configured now.
+ */
+export function effectiveThreshold(configured: number, multiplier: number): number {
+  if (multiplier === 1) return configured;
+  return Math.max(1, Math.floor(configured * multiplier));
+}
