@@ -18,6 +18,7 @@ export const LAYERS = [
       'identity',
       'decorators',
       'config',
+      'adaptive',
     ],
   },
   { name: 'registry', folders: ['registry'] },
