@@ -8,6 +8,7 @@ import {
   type StoreFactory,
   type StoreUnderTest,
 } from './support/store-harness';
+import { seededRandom } from './support/seeded-random';
 
 /**
  * One suite, two stores: every expectation below must hold for Redis (Lua) and for the
@@ -470,18 +471,8 @@ describe('conformance: both stores give identical replies to the same random tra
     await memory.teardown();
   });
 
-  /** Deterministic PRNG (mulberry32) so a failure can be replayed. */
-  function random(seed: number): () => number {
-    return () => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
-
   it.each(RATE_LIMIT_ALGORITHMS)('%s', async (algo) => {
-    const next = random(algo.length * 7919);
+    const next = seededRandom(algo.length * 7919);
     const onRedis = new Client(await redis.create(), 'ip:203.0.113.9');
     const inMemory = new Client(await memory.create(), 'ip:203.0.113.9');
     const p = policy({ algo, limit: 7, window: 3_000, burst: algo === 'gcra' ? 9 : undefined });
@@ -503,7 +494,7 @@ describe('conformance: both stores give identical replies to the same random tra
   it.each(['fixed-window', 'sliding-window-counter'] as const)(
     '%s, with `window` and `limit` changed and refunds in between',
     async (algo) => {
-      const next = random(algo.length * 104_729);
+      const next = seededRandom(algo.length * 104_729);
       const onRedis = new Client(await redis.create(), 'ip:203.0.113.10');
       const inMemory = new Client(await memory.create(), 'ip:203.0.113.10');
       const pick = <T>(values: readonly T[]) => values[Math.floor(next() * values.length)];

@@ -59,6 +59,19 @@ export const DEFAULT_CONTROL_LAW: Readonly<ControlLaw> = Object.freeze({
   calmResetMs: 300_000,
 });
 
+/**
+ * The local loop's law: the same dead band; it protects the process, not a contract, so it
+ * moves a whole tier at most per tick and gives back after 2 s (its shedding ends a backlog in
+ * seconds, after which holding on would only reject requests it could serve), and no boost.
+ */
+export const DEFAULT_LOCAL_LAW: Readonly<ControlLaw> = Object.freeze({
+  ...DEFAULT_CONTROL_LAW,
+  maxShrinkStep: 0.5,
+  recoverStep: 0.1,
+  coolDownMs: 2_000,
+  boostCeiling: 1,
+});
+
 /** The highest boost ceiling a policy may ask for (3x its configured thresholds). */
 export const MAX_BOOST_CEILING = 3;
 

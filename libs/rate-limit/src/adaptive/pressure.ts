@@ -64,33 +64,59 @@ export const PRESSURE_SMOOTHING = 0.5;
 
 /** An instance's pressure from tick to tick. */
 export interface InstancePressure {
-  /** This tick's pressure as measured. */
-  raw: number;
-  /** Smoothed over ticks, spikes of one tick left out. */
+  /** The last ticks' normalised signals as measured, newest last. */
+  recent: Partial<Record<SignalName, number>>[];
+  /** The highest signal confirmed over its ticks (see PressureFilter). */
+  confirmed: number;
+  /** Smoothed over ticks. */
   smoothed: number;
   /** What it reports in its heartbeat (0 while warming up, unless an emergency). */
   reported: number;
 }
 
 /**
- * The next tick's pressure of one instance. A tick counts with at most the pressure of the tick
- * before it: a single spike (a 300 ms GC pause or a synchronous block, which reads as 6x the
- * delay target over its tick) moves nothing unless the next tick is loaded too, while a real
- * overload shows on every tick and is followed one tick later. That is then smoothed (half the
- * newest tick). During its first `warmUpMs` (JIT compilation, caches filling) an instance
- * reports only an emergency.
+ * Ticks a signal must last to count: a signal counts with its lowest value over its last ticks.
+ * Delay signals over 3 one-second ticks: a 300 ms pause reads as 6x the delay target on its
+ * tick and the backlog it leaves as more on the next, and moves nothing. Utilisation (ELU, CPU,
+ * heap) over 2: a pause raises one tick's ELU, while saturation, the first sign of a real
+ * overload, shows on every tick and is followed from the second.
  */
+export interface PressureFilter {
+  delayConfirmTicks: number;
+  loadConfirmTicks: number;
+  /** During this long after start (JIT compilation, caches filling) only an emergency counts. */
+  warmUpMs: number;
+  emergencyAt: number;
+}
+
+export const DEFAULT_PRESSURE_FILTER: Readonly<PressureFilter> = Object.freeze({
+  delayConfirmTicks: 3,
+  loadConfirmTicks: 2,
+  warmUpMs: 10_000,
+  emergencyAt: 1.5,
+});
+
+const DELAY_SIGNALS = new Set<SignalName>(['eventLoopDelayMs', 'tickLatenessMs']);
+
+/** The next tick's pressure of one instance: each signal confirmed, the highest smoothed. */
 export function nextInstancePressure(
   previous: InstancePressure | undefined,
-  raw: number,
+  bySignal: Partial<Record<SignalName, number>>,
   uptimeMs: number,
-  warmUp: { warmUpMs: number; emergencyAt: number },
+  filter: PressureFilter,
 ): InstancePressure {
-  const confirmed = previous === undefined ? raw : Math.min(raw, previous.raw);
+  const keep = Math.max(filter.delayConfirmTicks, filter.loadConfirmTicks);
+  const recent = [...(previous?.recent ?? []), bySignal].slice(-keep);
+  let confirmed = 0;
+  for (const name of SIGNALS) {
+    const ticks = DELAY_SIGNALS.has(name) ? filter.delayConfirmTicks : filter.loadConfirmTicks;
+    const values = recent.slice(-ticks).map((tick) => tick[name] ?? 0);
+    confirmed = Math.max(confirmed, Math.min(...values));
+  }
   const smoothed =
     previous === undefined
       ? confirmed
       : PRESSURE_SMOOTHING * confirmed + (1 - PRESSURE_SMOOTHING) * previous.smoothed;
-  const reported = uptimeMs < warmUp.warmUpMs && smoothed < warmUp.emergencyAt ? 0 : smoothed;
-  return { raw, smoothed, reported };
+  const reported = uptimeMs < filter.warmUpMs && smoothed < filter.emergencyAt ? 0 : smoothed;
+  return { recent, confirmed, smoothed, reported };
 }
