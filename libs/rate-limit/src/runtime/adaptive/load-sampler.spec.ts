@@ -1,0 +1,43 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LoadSampler } from './load-sampler';
+
+/**
+ * Node's signals measured for real. Only lower bounds are asserted: a busy host can make a
+ * block look longer, never shorter.
+ */
+describe('LoadSampler', () => {
+  const busy = (ms: number) => {
+    const end = performance.now() + ms;
+    while (performance.now() < end);
+  };
+
+  it('reads a 200 ms block as utilisation, event-loop delay, CPU and a late tick', async () => {
+    const sampler = new LoadSampler(1);
+    try {
+      sampler.sample(performance.now());
+      await sleep(20);
+      const dueAt = performance.now();
+      busy(200);
+      // Let the delay histogram's timer fire after the block.
+      await sleep(15);
+      const signals = sampler.sample(dueAt);
+      expect(signals.elu).toBeGreaterThan(0.6);
+      expect(signals.eventLoopDelayMs).toBeGreaterThanOrEqual(180);
+      expect(signals.tickLatenessMs).toBeGreaterThanOrEqual(200);
+      expect(signals.cpu).toBeGreaterThan(0.2);
+      expect(signals.heap).toBeGreaterThan(0);
+      expect(signals.heap).toBeLessThan(1);
+    } finally {
+      sampler.stop();
+    }
+  });
+
+  it('has no CPU signal without a quota', () => {
+    const sampler = new LoadSampler(undefined);
+    try {
+      expect(sampler.sample(performance.now()).cpu).toBeUndefined();
+    } finally {
+      sampler.stop();
+    }
+  });
+});
