@@ -28,10 +28,17 @@ export function tierMultipliers(
   for (const tier of tiers) {
     if (level <= 0) out[tier.name] = 1 + boost;
     else if (isExempt(tier)) out[tier.name] = 1;
-    else out[tier.name] = 1 - clamp(level - position, 0, 1) * (1 - tier.floor);
+    else out[tier.name] = shedMultiplier(clamp(level - position, 0, 1), tier.floor);
     if (!isExempt(tier)) position++;
   }
   return out;
+}
+
+/** A tier fully shed keeps exactly its floor, one untouched exactly 1 (no rounding residue). */
+function shedMultiplier(shed: number, floor: number): number {
+  if (shed <= 0) return 1;
+  if (shed >= 1) return floor;
+  return 1 - shed * (1 - floor);
 }
 
 /** The level at which every tier that can be shed is at its floor: the controller's ceiling. */

@@ -4,11 +4,9 @@ import type { TierThresholds } from './policy-thresholds';
 import type { RateLimitOptions } from './rate-limit-options.interface';
 import type { RateLimitPolicy } from './rate-limit-policy.interface';
 import { thresholdProblem } from './threshold-problem';
-import { TIER_NAME, tierPolicy } from './tier-policy';
+import { isTierName, tierPolicy } from './tier-policy';
 
 const TIER_FIELDS = ['limit', 'window', 'burst'];
-/** Names that would reach an object's prototype if ever used as a property. */
-const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
  * Validates a policy's `tiers`, `tier` and `skip` options (bootstrap, like every other option);
@@ -40,7 +38,7 @@ export function normalizeTiers(
   }
   for (const [name, tier] of Object.entries(options.tiers)) {
     const field = `tiers.${name}`;
-    if (!TIER_NAME.test(name) || RESERVED.has(name)) {
+    if (!isTierName(name)) {
       throw new RateLimitConfigError(
         where,
         field,

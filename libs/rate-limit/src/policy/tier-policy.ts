@@ -3,6 +3,10 @@ import type { RateLimitPolicy } from './rate-limit-policy.interface';
 
 /** Tier names: short and safe in a Redis hash field (`tier.<name>.limit`) and a URL. */
 export const TIER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** Names that would reach an object's prototype if ever used as a property. */
+const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
+
+export const isTierName = (name: string): boolean => TIER_NAME.test(name) && !RESERVED.has(name);
 
 /**
  * The thresholds one tier decides with: what its override sets, else what it declares, else
