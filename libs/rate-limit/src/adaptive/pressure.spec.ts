@@ -64,24 +64,32 @@ describe('instance pressure', () => {
   });
 
   it('saturation is reported from its second tick on, a long delay from its third', () => {
-    const saturated = reported([elu(0.5), elu(0.5), elu(1.3), elu(1.3), elu(1.3), elu(1.3)]);
-    expect(saturated[2]).toBe(0.5);
-    expect(saturated[3]).toBeCloseTo(0.9, 10);
-    expect(saturated[5]).toBeGreaterThan(1.2);
+    const settled = Array.from({ length: 8 }, () => elu(0.5));
+    const saturated = reported([...settled, elu(1.3), elu(1.3), elu(1.3), elu(1.3)]).slice(8);
+    expect(saturated[0]).toBeCloseTo(0.5, 2);
+    expect(saturated[1]).toBeCloseTo(0.9, 2);
+    expect(saturated[3]).toBeGreaterThan(1.15);
     const slow = { eventLoopDelayMs: 2 };
-    const delayed = reported([elu(0.5), elu(0.5), slow, slow, slow, slow]);
-    expect(delayed.slice(2, 4)).toEqual([0.25, 0.125]);
-    expect(delayed[4]).toBeCloseTo(1.0625, 10);
+    const delayed = reported([...settled, slow, slow, slow, slow]).slice(8);
+    // Not yet confirmed: the ELU signal is gone (0) and no delay has lasted 3 ticks.
+    expect(delayed[1]).toBeLessThan(0.5);
+    expect(delayed[2]).toBeGreaterThan(delayed[1]);
+    expect(delayed[3]).toBeGreaterThan(1);
   });
 
-  it('reports only an emergency during the warm-up', () => {
-    const first = nextInstancePressure(undefined, elu(1.2), 1_000, warmUp);
-    expect(first.reported).toBe(0);
-    expect(first.smoothed).toBe(1.2);
-    // An emergency counts once it is confirmed (two ticks of saturation), like any pressure.
-    const emergency = nextInstancePressure(first, elu(2.5), 2_000, warmUp);
-    expect(emergency.reported).toBe(0);
-    expect(nextInstancePressure(emergency, elu(2.5), 3_000, warmUp).reported).toBeCloseTo(1.85, 10);
+  it('confirms nothing before a signal has lasted its ticks, and only emergencies while warming up', () => {
+    const first = nextInstancePressure(undefined, elu(2.5), 1_000, warmUp);
+    expect(first).toMatchObject({ confirmed: 0, reported: 0 });
+    // Confirmed from the second tick of saturation; during the warm-up reported only once the
+    // smoothed pressure is an emergency.
+    const second = nextInstancePressure(first, elu(2.5), 2_000, warmUp);
+    expect(second.confirmed).toBe(2.5);
+    expect(second.smoothed).toBe(1.25);
+    expect(second.reported).toBe(0);
+    const third = nextInstancePressure(second, elu(2.5), 3_000, warmUp);
+    expect(third.reported).toBeCloseTo(1.875, 10);
+    const slow = nextInstancePressure(third, { eventLoopDelayMs: 9 }, 11_000, warmUp);
+    expect(slow.reported).toBeCloseTo(0.9375, 10);
   });
 
   it('delay spikes of up to two ticks never raise what is reported above the calm ticks', () => {

@@ -110,6 +110,8 @@ export function nextInstancePressure(
   let confirmed = 0;
   for (const name of SIGNALS) {
     const ticks = DELAY_SIGNALS.has(name) ? filter.delayConfirmTicks : filter.loadConfirmTicks;
+    // A signal counts once it has lasted its ticks: the first ticks after start confirm nothing.
+    if (recent.length < ticks) continue;
     const values = recent.slice(-ticks).map((tick) => tick[name] ?? 0);
     confirmed = Math.max(confirmed, Math.min(...values));
   }
