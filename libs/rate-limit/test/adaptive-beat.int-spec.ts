@@ -1,0 +1,65 @@
+import { Redis } from 'ioredis';
+import { AdaptiveBeat } from '../src/runtime/adaptive/adaptive-beat';
+import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
+import { within } from './support/within';
+
+/** Adaptive protection's heartbeat on a real Redis: loads, the leader's lease, the state. */
+describe('AdaptiveBeat (adaptive-beat.lua)', () => {
+  let server: TestRedis;
+  let client: Redis;
+  beforeAll(async () => {
+    server = await startTestRedis();
+    client = new Redis(server.url);
+  });
+  afterAll(async () => {
+    client?.disconnect();
+    await server?.close();
+  });
+
+  it('the first instance to beat leads and sees every fresh load; the others only beat', async () => {
+    const beat = new AdaptiveBeat(uniquePrefix('beat'));
+    const a = await beat.beat(client, 'a', '0.5,elu,120', 1_000);
+    const b = await beat.beat(client, 'b', '1.2,eventLoopDelayMs,80', 1_000);
+    expect(a).toMatchObject({ leading: true, state: undefined });
+    expect(b).toMatchObject({ leading: false, loads: [] });
+    const again = await beat.beat(client, 'a', '0.6,elu,130', 1_000);
+    expect(again.leading).toBe(true);
+    expect(again.loads.map((l) => [l.id, l.load]).sort()).toEqual([
+      ['a', '0.6,elu,130'],
+      ['b', '1.2,eventLoopDelayMs,80'],
+    ]);
+    // Redis time: both reports are from this second, and the beat says when it ran.
+    for (const load of again.loads) expect(again.nowMs - load.reportedAt).toBeLessThan(1_000);
+  });
+
+  it('a leader that stops beating loses the lease after its length; another takes over', async () => {
+    const beat = new AdaptiveBeat(uniquePrefix('beat'), 300);
+    expect((await beat.beat(client, 'a', 'x', 1_000)).leading).toBe(true);
+    expect((await beat.beat(client, 'b', 'y', 1_000)).leading).toBe(false);
+    const pttl = await client.pttl(beat.keys.lease);
+    expect(pttl).toBeGreaterThan(0);
+    expect(pttl).toBeLessThanOrEqual(300);
+    // 'a' is gone: no event says so but the key's expiry.
+    await within(2_000, async () => (await client.exists(beat.keys.lease)) === 0);
+    expect((await beat.beat(client, 'b', 'y', 1_000)).leading).toBe(true);
+    expect((await beat.beat(client, 'a', 'x', 1_000)).leading).toBe(false);
+  });
+
+  it('the leader deletes loads older than their freshness and reads the published state', async () => {
+    const beat = new AdaptiveBeat(uniquePrefix('beat'));
+    await beat.beat(client, 'a', 'x', 1_000);
+    const [seconds] = await client.time();
+    await client.hset(beat.keys.loads, 'dead', `${(Number(seconds) - 10) * 1_000},z`);
+    await client.hset(beat.keys.loads, 'garbage', 'not-a-load');
+    await client.set(beat.keys.state, '[3,0.5,0,1]');
+    const reply = await beat.beat(client, 'a', 'x', 1_000);
+    expect(reply.loads.map((l) => l.id)).toEqual(['a']);
+    expect(reply.state).toBe('[3,0.5,0,1]');
+    expect(await client.hkeys(beat.keys.loads)).toEqual(['a']);
+  });
+
+  it('keeps its keys in one Cluster slot', () => {
+    const { loads, lease, state } = new AdaptiveBeat('rl').keys;
+    for (const key of [loads, lease, state]) expect(key).toMatch(/^rl:\{adaptive\}:/);
+  });
+});
