@@ -510,13 +510,14 @@ describe('rate limiting on a Redis Cluster (3 masters, 3 replicas)', () => {
         view.some((r) => r.masterId === m.id && !r.failing),
     );
     if (!victim) throw new Error('no master with a live replica left');
-    // Which slots the victim serves, as it says itself: another node's view may still lag
-    // behind the earlier resharding and failover (gossip), and an identity taken for the
-    // victim's would then be read from the promoted node with a MOVED reply.
+    // Which slots the victim serves, once every live node says the same: right after the
+    // resharding (or the previous failover) one node's view may still lag (gossip). Its own
+    // view alone was not enough: its replica, promoted with a view that gave a slot to another
+    // master, answered MOVED for an identity taken for the victim's (a fresh-clone CI run).
     const victimId = String(await node(victim.port).cluster('MYID'));
-    const served = parseClusterNodes(String(await node(victim.port).cluster('NODES'))).find(
-      (n) => n.id === victimId,
-    )!;
+    const agreeing = performance.now();
+    const served = await agreedSlotsOf(victimId);
+    const viewsAgreedMs = Math.round(performance.now() - agreeing);
     const failoverPolicy = I1.registry.get('failover')!;
     const tag = (id: string) => I1.config.keys.identityTag(id);
     const onVictim: string[] = [];
@@ -612,7 +613,14 @@ describe('rate limiting on a Redis Cluster (3 masters, 3 replicas)', () => {
       const tail = samples.filter((s) => s.victim && s.t > recoveredAt + 100);
       const keysOnPromoted = await Promise.all(
         onVictim.map((id) =>
-          node(promoted.port).exists(I1.config.keys.stateKey(tag(id), failoverPolicy)),
+          node(promoted.port)
+            .exists(I1.config.keys.stateKey(tag(id), failoverPolicy))
+            .catch((error: Error) => {
+              throw new Error(
+                `reading ${id} (slot ${slotOf(tag(id))}) on the promoted ${promoted.port}, ` +
+                  `victim ${victim.port} served ${JSON.stringify(served.slots)}: ${error.message}`,
+              );
+            }),
         ),
       );
       // A consume ioredis resent after the library gave up on it (the defect this measures)
@@ -656,7 +664,8 @@ describe('rate limiting on a Redis Cluster (3 masters, 3 replicas)', () => {
         timeoutMs: I1.config.commandTimeoutMs,
       };
       report(
-        `${label}: master ${run.victimPort} killed, replica ${run.promotedPort} promoted after ${run.promotedMs} ms; ` +
+        `${label}: views of the victim's slots agreed after ${viewsAgreedMs} ms; ` +
+          `master ${run.victimPort} killed, replica ${run.promotedPort} promoted after ${run.promotedMs} ms; ` +
           `kill -> first Redis decision again: ${run.backMs.map((b, i) => `instance ${i + 1} ${b ?? 'never'} ms`).join(', ')}; ` +
           `max latency in the gap ${run.maxGapLatencyMs} ms (timeout ${run.timeoutMs} ms), sources ${JSON.stringify(run.gapSources)}; ` +
           `other masters' identities in the gap ${JSON.stringify(run.otherMastersDuringOutage)}; ` +
@@ -670,6 +679,25 @@ describe('rate limiting on a Redis Cluster (3 masters, 3 replicas)', () => {
     } finally {
       stop = true;
       await traffic;
+    }
+  }
+
+  /** The victim's slots once every live node's view gives it the same ones (within 10 s). */
+  async function agreedSlotsOf(id: string): Promise<ClusterNodeInfo> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const views = await Promise.all(
+        cluster
+          .livePorts()
+          .map(async (port) =>
+            parseClusterNodes(String(await node(port).cluster('NODES'))).find((n) => n.id === id),
+          ),
+      );
+      const slots = views.map((v) => JSON.stringify(v?.slots ?? null));
+      if (views[0] && slots.every((s) => s === slots[0])) return views[0];
+      if (Date.now() > deadline)
+        throw new Error(`the live nodes never agreed on the slots of ${id}: ${slots.join(' | ')}`);
+      await new Promise((r) => setTimeout(r, 50));
     }
   }
 
