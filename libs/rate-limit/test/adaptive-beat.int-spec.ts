@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { decodeAdaptiveState, encodeAdaptiveState } from '../src/adaptive/published-state';
 import { AdaptiveBeat } from '../src/runtime/adaptive/adaptive-beat';
 import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 import { within } from './support/within';
@@ -56,6 +57,25 @@ describe('AdaptiveBeat (adaptive-beat.lua)', () => {
     expect(reply.loads.map((l) => l.id)).toEqual(['a']);
     expect(reply.state).toBe('[3,0.5,0,1]');
     expect(await client.hkeys(beat.keys.loads)).toEqual(['a']);
+  });
+
+  it('the leader publishes with the next epoch and Redis time; a deposed leader writes nothing', async () => {
+    const beat = new AdaptiveBeat(uniquePrefix('beat'), 300);
+    await beat.beat(client, 'a', 'x', 1_000);
+    const first = decodeAdaptiveState((await beat.publish(client, 'a', 0.5, 0, 1_000))!);
+    const second = decodeAdaptiveState((await beat.publish(client, 'a', 1, 0, 1_000))!);
+    expect(first).toMatchObject({ epoch: 1, level: 0.5, boost: 0 });
+    expect(second).toMatchObject({ epoch: 2, level: 1, boost: 0 });
+    expect(second!.at).toBeGreaterThanOrEqual(first!.at);
+    expect(await beat.publish(client, 'b', 0, 0.2, 1_000)).toBeUndefined();
+    await within(2_000, async () => (await client.exists(beat.keys.lease)) === 0);
+    await beat.beat(client, 'b', 'y', 1_000);
+    // 'a' lost the lease: its write is refused, 'b' continues the epochs.
+    expect(await beat.publish(client, 'a', 2, 0, 1_000)).toBeUndefined();
+    const third = decodeAdaptiveState((await beat.publish(client, 'b', 0, 0.05, 1_000))!);
+    expect(third).toMatchObject({ epoch: 3, level: 0, boost: 0.05 });
+    expect((await beat.beat(client, 'b', 'y', 1_000)).state).toBe(encodeAdaptiveState(third!));
+    await expect(beat.publish(client, 'b', Number.NaN, 0, 1_000)).rejects.toThrow(RangeError);
   });
 
   it('keeps its keys in one Cluster slot', () => {

@@ -7,6 +7,9 @@ export const LEASE_MS = 3_000;
 /** A load older than this no longer counts (and the leader deletes it). */
 export const FRESH_LOAD_MS = 3_000;
 
+/** How long Redis keeps a state nobody rewrites (instances drop it long before: 10 s). */
+const STATE_KEPT_MS = 60_000;
+
 /** What one beat answered. */
 export interface BeatReply {
   /** Redis time of the beat, ms. */
@@ -26,6 +29,10 @@ export interface BeatReply {
  */
 export class AdaptiveBeat {
   private readonly script = new RedisScript('adaptive-beat', readLuaFile('adaptive-beat'));
+  private readonly publishScript = new RedisScript(
+    'adaptive-publish',
+    readLuaFile('adaptive-publish'),
+  );
 
   constructor(
     private readonly prefix: string,
@@ -62,5 +69,28 @@ export class AdaptiveBeat {
       state: stored ?? undefined,
       loads: fresh,
     };
+  }
+
+  /**
+   * The leader's state after its tick (adaptive-publish.lua): written with the next epoch and
+   * Redis time while this instance still holds the lease; undefined when it does not.
+   */
+  async publish(
+    client: RedisClient,
+    id: string,
+    level: number,
+    boost: number,
+    timeoutMs: number,
+  ): Promise<string | undefined> {
+    if (!Number.isFinite(level) || !Number.isFinite(boost))
+      throw new RangeError(`level and boost must be finite (got ${level}, ${boost})`);
+    const { lease, state } = this.keys;
+    const written = await this.publishScript.run(
+      client,
+      [lease, state],
+      [id, String(level), String(boost), STATE_KEPT_MS],
+      (r) => withTimeout(r, timeoutMs),
+    );
+    return typeof written === 'string' ? written : undefined;
   }
 }
