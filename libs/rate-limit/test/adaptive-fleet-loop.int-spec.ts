@@ -1,23 +1,16 @@
 import { Redis } from 'ioredis';
-import { resolveAdaptiveOptions } from '../src/adaptive/adaptive-options';
 import type { LoadSignals } from '../src/adaptive/pressure';
 import { AdaptiveBeat } from '../src/runtime/adaptive/adaptive-beat';
 import { AdaptiveProtection } from '../src/runtime/adaptive/adaptive-protection';
 import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 import { within } from './support/within';
+import { CALM, SATURATED, THREE_TIERS, WARM_UPTIME_MS } from './support/adaptive-signals';
 
 /**
  * The fleet loop of three instances on one real Redis, driven tick by tick with scripted
  * signals (one process: this checks the Redis protocol of the loop, lease and state; the
  * multi-process form under real load is the end-to-end test still to come).
  */
-const options = resolveAdaptiveOptions({
-  mode: 'enforce',
-  tiers: [{ name: 'free' }, { name: 'pro', floor: 0.5 }, { name: 'enterprise', exempt: true }],
-});
-const calm: LoadSignals = { elu: 0.3, eventLoopDelayMs: 2, heap: 0.3, tickLatenessMs: 1 };
-const saturated: LoadSignals = { ...calm, elu: 1 };
-const WARM = 60_000;
 
 describe('adaptive fleet loop on one Redis', () => {
   let server: TestRedis;
@@ -35,7 +28,7 @@ describe('adaptive fleet loop on one Redis', () => {
   function fleet(leaseMs = 3_000) {
     const beat = new AdaptiveBeat(uniquePrefix('fleet'), leaseMs);
     const instances = ['a', 'b', 'c'].map(
-      (id) => new AdaptiveProtection(options, id, beat, () => client, 1_000),
+      (id) => new AdaptiveProtection(THREE_TIERS, id, beat, () => client, 1_000),
     );
     let tick = 0;
     /** One second (4 local ticks) on every instance still running, with its signals. */
@@ -43,7 +36,7 @@ describe('adaptive fleet loop on one Redis', () => {
       for (let k = 0; k < 4; k++, tick++) {
         for (const [i, p] of running.entries()) {
           for (let r = 0; r < 50; r++) p.countDecision(false);
-          await p.tick(signals(i), tick * 250, WARM + tick * 250);
+          await p.tick(signals(i), tick * 250, WARM_UPTIME_MS + tick * 250);
         }
       }
     };
@@ -52,10 +45,10 @@ describe('adaptive fleet loop on one Redis', () => {
 
   it('one instance leads; a fleet-wide overload sheds the lowest tier on every instance', async () => {
     const { instances, second } = fleet();
-    for (let s = 0; s < 3; s++) await second(() => calm);
+    for (let s = 0; s < 3; s++) await second(() => CALM);
     expect(instances.map((p) => p.isLeading)).toEqual([true, false, false]);
     expect(instances.every((p) => p.state?.level === 0)).toBe(true);
-    for (let s = 0; s < 6; s++) await second(() => saturated);
+    for (let s = 0; s < 6; s++) await second(() => SATURATED);
     const levels = instances.map((p) => p.state?.level ?? 0);
     expect(Math.min(...levels)).toBeGreaterThan(0);
     for (const p of instances) {
@@ -68,18 +61,18 @@ describe('adaptive fleet loop on one Redis', () => {
 
   it('an overload of one instance in three leaves the fleet level at 0', async () => {
     const { instances, second } = fleet();
-    for (let s = 0; s < 10; s++) await second((i) => (i === 1 ? saturated : calm));
+    for (let s = 0; s < 10; s++) await second((i) => (i === 1 ? SATURATED : CALM));
     expect(instances.every((p) => (p.state?.level ?? 0) === 0)).toBe(true);
     expect(instances[1].local.level).toBeGreaterThan(0);
   });
 
   it('when the leader stops, another takes the lease and continues from the published level', async () => {
     const { beat, instances, second } = fleet(300);
-    for (let s = 0; s < 8; s++) await second(() => saturated);
+    for (let s = 0; s < 8; s++) await second(() => SATURATED);
     const before = instances[0].state!;
     expect(before.level).toBeGreaterThan(0);
     await within(2_000, async () => (await client.exists(beat.keys.lease)) === 0);
-    await second(() => saturated, instances.slice(1));
+    await second(() => SATURATED, instances.slice(1));
     const leader = instances.slice(1).find((p) => p.isLeading)!;
     expect(leader).toBeDefined();
     const after = leader.state!;

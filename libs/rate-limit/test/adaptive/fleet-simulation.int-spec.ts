@@ -1,5 +1,5 @@
 import { DEFAULT_CONTROL_LAW } from '../../src/adaptive/control-law';
-import type { ModelTier } from './fleet-model';
+import type { FleetModelOptions, ModelTier } from './fleet-model';
 import { simulateFleet, type SimulatedSecond } from './fleet-simulation';
 
 /**
@@ -18,6 +18,12 @@ const TIERS: ModelTier[] = [
   { name: 'pro', floor: 0.5, share: 0.3, clients: 30, limitPerClient: 25 },
   { name: 'enterprise', floor: 1, share: 0.1, clients: 5, limitPerClient: 50 },
 ];
+/** Three instances of the model with these tiers; `more` adds blocks, a split, other tiers. */
+const model = (
+  seed: number,
+  offered: (t: number) => number,
+  more: Partial<FleetModelOptions> = {},
+): FleetModelOptions => ({ capacity: FULL, instances: 3, tiers: TIERS, seed, offered, ...more });
 const figures: string[] = [];
 afterAll(() => console.log(figures.join('\n')));
 
@@ -28,13 +34,7 @@ const tierShare = (seconds: SimulatedSecond[], tier: string) =>
 describe('adaptive protection on a model fleet', () => {
   it('3x C for 60 s: goodput 80 % of C within 10 s and after, p99 within 3x, top tier kept, back within 20 s', () => {
     const run = simulateFleet(
-      {
-        capacity: FULL,
-        instances: 3,
-        tiers: TIERS,
-        seed: 28,
-        offered: (t) => (t < 20 ? 0.5 * C : t < 80 ? 3 * C : 0.5 * C),
-      },
+      model(28, (t) => (t < 20 ? 0.5 * C : t < 80 ? 3 * C : 0.5 * C)),
       120,
     );
     const calm = run.slice(10, 20);
@@ -60,14 +60,7 @@ describe('adaptive protection on a model fleet', () => {
 
   it('a 300 ms block every 10 s on every instance at 0.5x C rejects nothing', () => {
     const run = simulateFleet(
-      {
-        capacity: FULL,
-        instances: 3,
-        tiers: TIERS,
-        seed: 7,
-        offered: () => 0.5 * C,
-        block: (t) => (Math.abs((t % 10) - 5) < 1e-9 ? 0.3 : 0),
-      },
+      model(7, () => 0.5 * C, { block: (t) => (Math.abs((t % 10) - 5) < 1e-9 ? 0.3 : 0) }),
       120,
     );
     const adaptive = sum(run.map((s) => sum(Object.values(s.adaptiveByTier))));
@@ -81,14 +74,7 @@ describe('adaptive protection on a model fleet', () => {
 
   it('one hot instance (a sticky balancer) is protected by its local loop; the fleet stays put', () => {
     const run = simulateFleet(
-      {
-        capacity: FULL,
-        instances: 3,
-        tiers: TIERS,
-        seed: 3,
-        offered: () => 0.9 * C,
-        split: [0.7, 0.15, 0.15],
-      },
+      model(3, () => 0.9 * C, { split: [0.7, 0.15, 0.15] }),
       60,
     );
     const settled = run.slice(15);
@@ -106,7 +92,7 @@ describe('adaptive protection on a model fleet', () => {
     const limits: Record<string, number> = { free: 0.5, pro: 1, enterprise: 2 };
     const tight = TIERS.map((tier) => ({ ...tier, limitPerClient: limits[tier.name] }));
     const run = simulateFleet(
-      { capacity: FULL, instances: 3, tiers: tight, seed: 11, offered: () => 0.3 * C },
+      model(11, () => 0.3 * C, { tiers: tight }),
       30,
     );
     const ceilingAt = run.find((s) => s.boost >= DEFAULT_CONTROL_LAW.boostCeiling - 1 - 1e-9);
