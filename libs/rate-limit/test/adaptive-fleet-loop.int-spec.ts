@@ -50,6 +50,11 @@ describe('adaptive fleet loop on one Redis', () => {
     expect(instances.every((p) => p.state?.level === 0)).toBe(true);
     for (let s = 0; s < 6; s++) await second(() => SATURATED);
     const levels = instances.map((p) => p.state?.level ?? 0);
+    // The leader recorded the turn, with the signal behind it.
+    expect(instances[0].changes.map((c) => c.direction)).toEqual(['shed']);
+    expect(instances[0].changes[0].summary).toMatch(
+      /^shed: free x0\.\d+, .*elu dominant, 3\/3 instances above target$/,
+    );
     expect(Math.min(...levels)).toBeGreaterThan(0);
     for (const p of instances) {
       const m = p.multipliers(24 * 250);

@@ -1,6 +1,11 @@
 import type { ResolvedAdaptiveOptions } from '../../adaptive/adaptive-options';
 import { DEFAULT_CONTROL_LAW } from '../../adaptive/control-law';
 import {
+  directionChange,
+  type Direction,
+  type DirectionChange,
+} from '../../adaptive/direction-change';
+import {
   initialControllerState,
   stepController,
   type ControllerState,
@@ -29,6 +34,8 @@ import { SignalWindow } from './signal-window';
 
 /** Local ticks per heartbeat (250 ms x 4: one beat a second). */
 const TICKS_PER_BEAT = 1_000 / LOCAL_TICK_MS;
+/** Direction changes kept for whoever reads them (the audit log, once wired). */
+const CHANGES_KEPT = 50;
 /** A boost needs at least this share of some instance's requests rejected by configured limits. */
 const LIMITED_SHARE = 0.01;
 
@@ -51,6 +58,9 @@ export class AdaptiveProtection {
   private ticks = 0;
   private decided = 0;
   private limitedByConfig = 0;
+  private direction: Direction | undefined;
+  /** The fleet loop's changes of direction while this instance led, newest last. */
+  readonly changes: DirectionChange[] = [];
 
   constructor(
     private readonly options: ResolvedAdaptiveOptions,
@@ -109,11 +119,12 @@ export class AdaptiveProtection {
     const loads = reply.loads
       .map((l) => decodeLoad(l.id, l.reportedAt, l.load))
       .filter((l) => l !== undefined);
+    const fleet = fleetPressureOf(loads, reply.nowMs);
     const step = stepController(
       this.fleet,
       {
         now: reply.nowMs,
-        fleet: fleetPressureOf(loads, reply.nowMs),
+        fleet,
         demandLimited: loads.some((l) => l.limited >= LIMITED_SHARE),
       },
       {
@@ -121,6 +132,16 @@ export class AdaptiveProtection {
         maxLevel: maxLevel(this.options.tiers),
         boostCeiling: this.options.boostCeiling,
       },
+    );
+    this.record(
+      directionChange(
+        this.direction,
+        step.movement,
+        this.fleet,
+        step.state,
+        fleet,
+        this.options.tiers,
+      ),
     );
     this.fleet = step.state;
     const written = await this.beat
@@ -140,6 +161,13 @@ export class AdaptiveProtection {
 
   get isLeading(): boolean {
     return this.leading;
+  }
+
+  private record(change: DirectionChange | undefined): void {
+    if (change === undefined) return;
+    this.direction = change.direction;
+    this.changes.push(change);
+    if (this.changes.length > CHANGES_KEPT) this.changes.shift();
   }
 
   private take(text: string | undefined): void {
