@@ -47,6 +47,9 @@ describe('admin API changes across two instances', () => {
       (policy) => policy.limit === 2,
     );
     const meter = meterStalls();
+    // Stopped when B applies the change, not after the PATCH's answer: only stalls during the
+    // propagation are taken off.
+    const stalledUntilApplied = appliedOnB.then(() => meter.stop());
     const started = performance.now();
     const patched = await request(pair.a().getHttpServer())
       .patch('/admin/policies/fx.sliding-window')
@@ -58,7 +61,7 @@ describe('admin API changes across two instances', () => {
       windowMs: 60_000,
       override: { limit: 2, windowMs: 60_000 },
     });
-    const propagationMs = (await appliedOnB) - started - meter.stop();
+    const propagationMs = (await appliedOnB) - started - (await stalledUntilApplied);
     // Applied on B: its admin API and its decisions (below) show limit 2 from now on.
     const onB = await request(pair.b().getHttpServer())
       .get('/admin/policies/fx.sliding-window')
