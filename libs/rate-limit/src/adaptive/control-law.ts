@@ -60,13 +60,13 @@ export const DEFAULT_CONTROL_LAW: Readonly<ControlLaw> = Object.freeze({
 });
 
 /**
- * The local loop's law: the same dead band; it protects the process, not a contract, so it
- * moves a whole tier at most per tick and gives back after 2 s (its shedding ends a backlog in
- * seconds, after which holding on would only reject requests it could serve), and no boost.
+ * The local loop's law, for its 250 ms ticks: the same dead band and steps up (so up to two
+ * tiers a second); it protects the process, not a contract, so it gives back after 2 s (its
+ * shedding ends a backlog in seconds, after which holding on would only reject requests it could
+ * serve), 0.4 of a tier a second, and never boosts.
  */
 export const DEFAULT_LOCAL_LAW: Readonly<ControlLaw> = Object.freeze({
   ...DEFAULT_CONTROL_LAW,
-  maxShrinkStep: 0.5,
   recoverStep: 0.1,
   coolDownMs: 2_000,
   boostCeiling: 1,
@@ -74,6 +74,12 @@ export const DEFAULT_LOCAL_LAW: Readonly<ControlLaw> = Object.freeze({
 
 /** The highest boost ceiling a policy may ask for (3x its configured thresholds). */
 export const MAX_BOOST_CEILING = 3;
+
+/**
+ * A value on a 0.001 grid: the controller's sums of steps land exactly on 0 and on the
+ * ceiling, and a heartbeat carries three decimals.
+ */
+export const onGrid = (value: number): number => Math.round(value * 1_000) / 1_000;
 
 export const clamp = (value: number, min: number, max: number): number =>
   Math.min(max, Math.max(min, value));

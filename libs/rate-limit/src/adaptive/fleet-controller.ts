@@ -1,4 +1,4 @@
-import { clamp, type ControlLaw } from './control-law';
+import { clamp, onGrid, type ControlLaw } from './control-law';
 import type { FleetPressure } from './fleet-pressure';
 
 /**
@@ -66,9 +66,6 @@ export const initialControllerState = (law: ControlLaw): ControllerState => ({
   coolDownMs: law.coolDownMs,
   damped: false,
 });
-
-/** Level and boost on a 0.001 grid: sums of steps land exactly on 0 and on the ceiling. */
-const onGrid = (value: number): number => Math.round(value * 1_000) / 1_000;
 
 export function stepController(
   previous: ControllerState,

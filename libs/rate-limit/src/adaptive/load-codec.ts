@@ -1,5 +1,6 @@
 import type { InstanceLoad } from './fleet-pressure';
-import type { SignalName } from './pressure';
+import { onGrid } from './control-law';
+import { SIGNAL_NAMES, type SignalName } from './pressure';
 
 /** What an instance reports in its heartbeat besides its id and the time. */
 export interface ReportedLoad {
@@ -10,7 +11,7 @@ export interface ReportedLoad {
   limited: number;
 }
 
-const SIGNAL_NAMES = new Set<string>(['elu', 'eventLoopDelayMs', 'cpu', 'heap', 'tickLatenessMs']);
+const SIGNALS = new Set<string>(SIGNAL_NAMES);
 
 /** "pressure,dominant,rps,limited": short, and readable in redis-cli. */
 export const encodeLoad = (load: ReportedLoad): string =>
@@ -26,7 +27,7 @@ export function decodeLoad(
   text: string,
 ): (InstanceLoad & ReportedLoad) | undefined {
   const [pressure, dominant, rps, limited, ...rest] = text.split(',');
-  if (rest.length > 0 || !SIGNAL_NAMES.has(dominant)) return undefined;
+  if (rest.length > 0 || !SIGNALS.has(dominant)) return undefined;
   const numbers = [pressure, rps, limited].map(Number);
   if (!numbers.every((n) => Number.isFinite(n) && n >= 0)) return undefined;
   if (!Number.isFinite(reportedAt)) return undefined;
@@ -40,4 +41,4 @@ export function decodeLoad(
   };
 }
 
-const round = (value: number): string => String(Math.round(value * 1_000) / 1_000);
+const round = (value: number): string => String(onGrid(value));

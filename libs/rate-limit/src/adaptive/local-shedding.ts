@@ -3,17 +3,6 @@ import { DEFAULT_PRESSURE_FILTER, type PressureFilter } from './pressure';
 import { isExempt, tierMultipliers, type AdaptiveTier } from './tier-multipliers';
 
 /**
- * The local loop's answer for one request: the share of a tier's requests an instance rejects
- * on its own while it is overloaded (alone, or before the fleet loop's thresholds take hold, or
- * cut off from Redis). It runs the control law on the instance's own pressure and sheds by the
- * waterfall: at local level `k` a tier drops `1 - multiplier` of its requests. The floors are
- * the fleet's contracts on thresholds; this loop keeps the process alive, so a tier that can be
- * shed can lose all its requests here, and the lowest loses all before the next loses any.
- * Exempt tiers are never dropped: an operator exempted them, and while the backlog of an
- * overload drains, every delay signal says "survival" although shedding the rest already
- * suffices (tried in the fleet model: it cost the exempt tier a tenth of its requests).
- */
-/**
  * The local loop samples and decides every 250 ms: an overload's backlog grows by twice the
  * capacity each second at 3x, so a loop that saw saturation only after a second (two 500 ms
  * ticks) left a backlog that kept goodput under 80 % of capacity for 10 s in the fleet model.
@@ -27,6 +16,17 @@ export const LOCAL_PRESSURE_FILTER: Readonly<PressureFilter> = Object.freeze({
   loadConfirmTicks: 2,
 });
 
+/**
+ * The local loop's answer for one request: the share of a tier's requests an instance rejects
+ * on its own while it is overloaded (alone, or before the fleet loop's thresholds take hold, or
+ * cut off from Redis). It runs the control law on the instance's own pressure and sheds by the
+ * waterfall: at local level `k` a tier drops `1 - multiplier` of its requests. The floors are
+ * the fleet's contracts on thresholds; this loop keeps the process alive, so a tier that can be
+ * shed can lose all its requests here, and the lowest loses all before the next loses any.
+ * Exempt tiers are never dropped: an operator exempted them, and while the backlog of an
+ * overload drains, every delay signal says "survival" although shedding the rest already
+ * suffices (tried in the fleet model: it cost the exempt tier a tenth of its requests).
+ */
 export function localDropShares(
   tiers: readonly AdaptiveTier[],
   localLevel: number,
@@ -37,9 +37,3 @@ export function localDropShares(
   for (const tier of tiers) shares[tier.name] = clamp(1 - multipliers[tier.name], 0, 1);
   return shares;
 }
-
-/**
- * Whether to drop this request, given its tier's share and a uniform draw in [0, 1) (injected:
- * `Math.random` in production, a seeded source in tests).
- */
-export const shouldDrop = (share: number, draw: number): boolean => draw < share;

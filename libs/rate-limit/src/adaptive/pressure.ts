@@ -40,13 +40,19 @@ export interface Pressure {
   bySignal: Partial<Record<SignalName, number>>;
 }
 
-const SIGNALS: readonly SignalName[] = ['elu', 'eventLoopDelayMs', 'cpu', 'heap', 'tickLatenessMs'];
+export const SIGNAL_NAMES: readonly SignalName[] = [
+  'elu',
+  'eventLoopDelayMs',
+  'cpu',
+  'heap',
+  'tickLatenessMs',
+];
 
 export function pressureOf(signals: LoadSignals, targets: PressureTargets): Pressure {
   const bySignal: Partial<Record<SignalName, number>> = {};
   let value = 0;
   let dominant: SignalName = 'elu';
-  for (const name of SIGNALS) {
+  for (const name of SIGNAL_NAMES) {
     const measured = signals[name];
     if (measured === undefined || !Number.isFinite(measured)) continue;
     const normalised = Math.max(0, measured) / targets[name];
@@ -108,7 +114,7 @@ export function nextInstancePressure(
   const keep = Math.max(filter.delayConfirmTicks, filter.loadConfirmTicks);
   const recent = [...(previous?.recent ?? []), bySignal].slice(-keep);
   let confirmed = 0;
-  for (const name of SIGNALS) {
+  for (const name of SIGNAL_NAMES) {
     const ticks = DELAY_SIGNALS.has(name) ? filter.delayConfirmTicks : filter.loadConfirmTicks;
     // A signal counts once it has lasted its ticks: the first ticks after start confirm nothing.
     if (recent.length < ticks) continue;

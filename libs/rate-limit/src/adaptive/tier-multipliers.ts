@@ -44,13 +44,3 @@ function shedMultiplier(shed: number, floor: number): number {
 /** The level at which every tier that can be shed is at its floor: the controller's ceiling. */
 export const maxLevel = (tiers: readonly AdaptiveTier[]): number =>
   tiers.filter((tier) => !isExempt(tier)).length;
-
-/**
- * A threshold as the instance applies it: configured x multiplier, never below 1 (a limit of 0
- * would be a deny-all the operator did not set). Stored thresholds and overrides are never
- * rewritten; this is computed in memory from whatever is configured now.
- */
-export function effectiveThreshold(configured: number, multiplier: number): number {
-  if (multiplier === 1) return configured;
-  return Math.max(1, Math.floor(configured * multiplier));
-}

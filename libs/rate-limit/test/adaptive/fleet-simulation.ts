@@ -1,34 +1,29 @@
 /**
  * The fleet model (fleet-model.ts) run under the real loops: every instance samples its signals
- * and runs its local loop every 250 ms and beats every second; one leader runs the fleet loop on
+ * and runs its local loop (LocalProtection) every 250 ms and beats every second with what its
+ * SignalWindow gathered, as AdaptiveProtection does; one leader runs the fleet loop on
  * the heartbeats every second and its multipliers apply from the next step. Returns what
  * happened second by second.
  */
-import {
-  DEFAULT_CONTROL_LAW,
-  DEFAULT_LOCAL_LAW,
-  type ControlLaw,
-} from '../../src/adaptive/control-law';
+import { DEFAULT_CONTROL_LAW, type ControlLaw } from '../../src/adaptive/control-law';
 import {
   initialControllerState,
   stepController,
-  type ControllerState,
   type Movement,
 } from '../../src/adaptive/fleet-controller';
 import { fleetPressureOf, type InstanceLoad } from '../../src/adaptive/fleet-pressure';
-import {
-  LOCAL_PRESSURE_FILTER,
-  LOCAL_TICK_MS,
-  localDropShares,
-} from '../../src/adaptive/local-shedding';
+import { LOCAL_TICK_MS } from '../../src/adaptive/local-shedding';
 import {
   DEFAULT_PRESSURE_FILTER,
   DEFAULT_PRESSURE_TARGETS,
   nextInstancePressure,
   pressureOf,
   type InstancePressure,
+  type LoadSignals,
 } from '../../src/adaptive/pressure';
 import { maxLevel, tierMultipliers } from '../../src/adaptive/tier-multipliers';
+import { LocalProtection } from '../../src/runtime/adaptive/local-protection';
+import { SignalWindow } from '../../src/runtime/adaptive/signal-window';
 import { seededRandom } from '../support/seeded-random';
 import {
   newInstance,
@@ -68,14 +63,17 @@ export function simulateFleet(
   const random = seededRandom(options.seed);
   const tiers = options.tiers;
   const settings = { law, maxLevel: maxLevel(tiers), boostCeiling: law.boostCeiling };
-  const localSettings = { law: DEFAULT_LOCAL_LAW, maxLevel: maxLevel(tiers), boostCeiling: 1 };
+  const adaptive = {
+    mode: 'enforce' as const,
+    tiers,
+    boostCeiling: law.boostCeiling,
+    targets: DEFAULT_PRESSURE_TARGETS,
+  };
   const instances: InstanceModel[] = Array.from({ length: options.instances }, newInstance);
   const heartbeat: (InstancePressure | undefined)[] = instances.map(() => undefined);
-  const local: (InstancePressure | undefined)[] = instances.map(() => undefined);
-  const localState: ControllerState[] = instances.map(() =>
-    initialControllerState(DEFAULT_LOCAL_LAW),
-  );
-  const beatSignals = instances.map(() => ({ busy: 0, maxDelayMs: 0, admitted: 0 }));
+  const local = instances.map(() => new LocalProtection(adaptive));
+  const windows = instances.map(() => new SignalWindow());
+  const admitted = instances.map(() => 0);
   let fleet = initialControllerState(law);
   let movement: Movement;
   let multipliers = tierMultipliers(tiers, 0, 0);
@@ -95,7 +93,7 @@ export function simulateFleet(
       const t = s + k * STEP_S;
       const traffic = stepFleet(options, instances, t, multipliers, localDrops, random);
       second.goodput += traffic.good;
-      traffic.byInstance.forEach((admitted, i) => (beatSignals[i].admitted += admitted));
+      traffic.byInstance.forEach((n, i) => (admitted[i] += n));
       latencies.push(...traffic.latencies);
       for (const tier of tiers) {
         second.offeredByTier[tier.name] += traffic.offered[tier.name];
@@ -106,39 +104,29 @@ export function simulateFleet(
           limitedShare = Math.max(limitedShare, traffic.rejectedByLimit[tier.name] / offered);
       }
       if ((k + 1) % (stepsPerSecond / LOCAL_TICKS_PER_SECOND) !== 0) continue;
-      // Every 250 ms: each instance samples, runs its local loop, and keeps the figures for
-      // its heartbeat.
+      // Every 250 ms: each instance samples and runs its local loop.
       instances.forEach((instance, i) => {
-        const { elu, delayMs } = readSignals(instance);
-        beatSignals[i].busy += elu / LOCAL_TICKS_PER_SECOND;
-        beatSignals[i].maxDelayMs = Math.max(beatSignals[i].maxDelayMs, delayMs);
-        const raw = signalsPressure(elu, delayMs);
-        local[i] = nextInstancePressure(local[i], raw, uptimeMs(t), LOCAL_PRESSURE_FILTER);
-        const step = stepController(
-          localState[i],
-          { now: t * 1_000, fleet: alone(local[i]!.reported), demandLimited: false },
-          localSettings,
-        );
-        localState[i] = step.state;
-        localDrops[i] = localDropShares(tiers, step.state.level);
+        const signals = modelSignals(readSignals(instance));
+        windows[i].add(signals);
+        localDrops[i] = local[i].tick(signals, t * 1_000, uptimeMs(t)).shares;
       });
     }
     // Every second: heartbeats, then the leader's fleet loop.
     const now = (s + 1) * 1_000;
     const loads: InstanceLoad[] = instances.map((_, i) => {
-      const rps = beatSignals[i].admitted;
-      const raw = signalsPressure(beatSignals[i].busy, beatSignals[i].maxDelayMs);
+      const measured = pressureOf(windows[i].take(), DEFAULT_PRESSURE_TARGETS);
       heartbeat[i] = nextInstancePressure(
         heartbeat[i],
-        raw,
+        measured.bySignal,
         uptimeMs(s + 1),
         DEFAULT_PRESSURE_FILTER,
       );
-      beatSignals[i] = { busy: 0, maxDelayMs: 0, admitted: 0 };
+      const rps = admitted[i];
+      admitted[i] = 0;
       return {
         id: `i${i}`,
         pressure: heartbeat[i]!.reported,
-        dominant: 'elu',
+        dominant: measured.dominant,
         rps,
         reportedAt: now,
       };
@@ -158,28 +146,17 @@ export function simulateFleet(
       boost: fleet.boost,
       multipliers,
       movement,
-      localLevels: localState.map((l) => l.level),
+      localLevels: local.map((l) => l.level),
     });
     out.push(second);
   }
   return out;
 }
 
-/** An instance's normalised signals from its ELU and its largest event-loop delay. */
-function signalsPressure(elu: number, delayMs: number) {
-  return pressureOf(
-    { elu, eventLoopDelayMs: delayMs, heap: 0.3, tickLatenessMs: delayMs },
-    DEFAULT_PRESSURE_TARGETS,
-  ).bySignal;
+/** What an instance's sampler reads in the model: its ELU, and its largest delay as both delays. */
+function modelSignals({ elu, delayMs }: { elu: number; delayMs: number }): LoadSignals {
+  return { elu, eventLoopDelayMs: delayMs, heap: 0.3, tickLatenessMs: delayMs };
 }
-
-const alone = (value: number) => ({
-  value,
-  overloadedShare: 1,
-  instances: 1,
-  overloaded: value > 1 ? 1 : 0,
-  dominant: 'elu' as const,
-});
 
 function emptySecond(t: number, names: string[]): SimulatedSecond {
   const zero = () => Object.fromEntries(names.map((n) => [n, 0]));

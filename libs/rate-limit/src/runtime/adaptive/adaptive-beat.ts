@@ -1,11 +1,10 @@
+import { FRESH_LOAD_MS } from '../../adaptive/fleet-pressure';
 import { readLuaFile } from '../../store/redis/lua-file';
 import { RedisScript, type RedisClient } from '../../store/redis/redis-script';
 import { withTimeout } from '../../store/redis/with-timeout';
 
 /** A lease the leader renews every beat (1 s): another instance takes over within this. */
 export const LEASE_MS = 3_000;
-/** A load older than this no longer counts (and the leader deletes it). */
-export const FRESH_LOAD_MS = 3_000;
 
 /** How long Redis keeps a state nobody rewrites (instances drop it long before: 10 s). */
 const STATE_KEPT_MS = 60_000;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { posix } from 'node:path';
 
 /**
  * How many CPUs this process may use by its cgroup's quota, or undefined when it has none (then
@@ -12,7 +13,8 @@ export function cpuQuotaCores(
   const v2 = /^0::(.*)$/m.exec(groups)?.[1];
   const v1 = /^\d+:[^:]*\bcpu\b[^:]*:(.*)$/m.exec(groups)?.[1];
   const candidates: (() => number | undefined)[] = [
-    () => (v2 === undefined ? undefined : parseCpuMax(read(join('/sys/fs/cgroup', v2, 'cpu.max')))),
+    () =>
+      v2 === undefined ? undefined : parseCpuMax(read(posix.join('/sys/fs/cgroup', v2, 'cpu.max'))),
     () => parseCpuMax(read('/sys/fs/cgroup/cpu.max')),
     ...[v1, '/'].flatMap((path) =>
       path === undefined
@@ -20,8 +22,8 @@ export function cpuQuotaCores(
         : ['/sys/fs/cgroup/cpu', '/sys/fs/cgroup/cpu,cpuacct'].map(
             (root) => () =>
               parseCfsQuota(
-                read(join(root, path, 'cpu.cfs_quota_us')),
-                read(join(root, path, 'cpu.cfs_period_us')),
+                read(posix.join(root, path, 'cpu.cfs_quota_us')),
+                read(posix.join(root, path, 'cpu.cfs_period_us')),
               ),
           ),
     ),
@@ -52,10 +54,6 @@ function cores(quota: string | undefined, period: string | undefined): number | 
   const p = Number(period);
   if (!Number.isFinite(q) || !Number.isFinite(p) || q <= 0 || p <= 0) return undefined;
   return q / p;
-}
-
-function join(...parts: string[]): string {
-  return parts.join('/').replace(/\/+/g, '/');
 }
 
 function readText(path: string): string | undefined {
