@@ -12,23 +12,28 @@ describe('admin API keys across two instances', () => {
   const figures: string[] = [];
   afterAll(() => console.log(figures.join('\n')));
 
-  // A sliding window of 10 s: nothing these requests use leaves it while the test lists keys
-  // (a bucket would refill one unit every 2 s and make `used` depend on the machine's speed).
+  // A sliding window of 10 s: nothing ips[0] uses leaves it while the test lists keys (a bucket
+  // would refill one unit every 2 s and make `used` depend on the machine's speed). Its two
+  // requests come after the flood, which can itself outlast the window on a busy host.
   it('keys listing shows used/remaining/resetMs and pages over 1,000 identities without missing or repeating one', async () => {
     const total = 1_000;
     const ips = Array.from({ length: total }, (_, i) => `10.20.${i >> 8}.${i & 255}`);
+    const floodStarted = Date.now();
     for (let i = 0; i < total; i += 100) {
       await Promise.all(
-        ips.slice(i, i + 100).map((ip, j) =>
+        ips.slice(Math.max(i, 1), i + 100).map((ip, j) =>
           request((j % 2 ? pair.a() : pair.b()).getHttpServer())
             .get('/api/sliding-window')
             .set('X-Forwarded-For', ip),
         ),
       );
     }
-    await request(pair.a().getHttpServer())
-      .get('/api/sliding-window')
-      .set('X-Forwarded-For', ips[0]);
+    figures.push(
+      `keys listing: ${total - 1} requests in batches of 100 took ${Date.now() - floodStarted} ms`,
+    );
+    for (const app of [pair.a(), pair.b()]) {
+      await request(app.getHttpServer()).get('/api/sliding-window').set('X-Forwarded-For', ips[0]);
+    }
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
