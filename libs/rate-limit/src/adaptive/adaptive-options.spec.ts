@@ -1,11 +1,17 @@
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
-import { adaptiveTierOf, resolveAdaptiveOptions, type AdaptiveOptions } from './adaptive-options';
+import {
+  adaptiveTierOf,
+  isAdaptivePolicy,
+  resolveAdaptiveOptions,
+  type AdaptiveOptions,
+} from './adaptive-options';
 import { DEFAULT_PRESSURE_TARGETS } from './pressure';
 
 describe('resolveAdaptiveOptions', () => {
   it('is off by default, with one shed tier for every request and the documented targets', () => {
     expect(resolveAdaptiveOptions(undefined)).toEqual({
       mode: 'off',
+      policies: 'opted-in',
       tiers: [{ name: 'default', floor: 0.2 }],
       boostCeiling: 1.5,
       targets: DEFAULT_PRESSURE_TARGETS,
@@ -15,12 +21,14 @@ describe('resolveAdaptiveOptions', () => {
   it('keeps the shedding order, floors and exemptions, and overrides targets one by one', () => {
     const resolved = resolveAdaptiveOptions({
       mode: 'shadow',
+      policies: 'all',
       tiers: [{ name: 'free' }, { name: 'pro', floor: 0.5 }, { name: 'enterprise', exempt: true }],
       boostCeiling: 2,
       targets: { elu: 0.9 },
     });
     expect(resolved).toEqual({
       mode: 'shadow',
+      policies: 'all',
       tiers: [
         { name: 'free', floor: 0.2 },
         { name: 'pro', floor: 0.5 },
@@ -33,6 +41,7 @@ describe('resolveAdaptiveOptions', () => {
 
   it.each<[string, unknown, string]>([
     ['an unknown mode', { mode: 'on' }, '"adaptive.mode" must be one of off, shadow, enforce'],
+    ['unknown policies', { policies: 'some' }, '"adaptive.policies" must be one of opted-in, all'],
     [
       'a boost above 3x',
       { boostCeiling: 4 },
@@ -72,6 +81,19 @@ describe('resolveAdaptiveOptions', () => {
     const resolve = () => resolveAdaptiveOptions(options as AdaptiveOptions);
     expect(resolve).toThrow(RateLimitConfigError);
     expect(resolve).toThrow(message);
+  });
+});
+
+describe('isAdaptivePolicy', () => {
+  it("follows a policy's own adaptive, else the module's default", () => {
+    const optedIn = resolveAdaptiveOptions({ mode: 'enforce' });
+    const all = resolveAdaptiveOptions({ mode: 'enforce', policies: 'all' });
+    expect(
+      [{}, { adaptive: true }, { adaptive: false }].map((p) => isAdaptivePolicy(optedIn, p)),
+    ).toEqual([false, true, false]);
+    expect(
+      [{}, { adaptive: true }, { adaptive: false }].map((p) => isAdaptivePolicy(all, p)),
+    ).toEqual([true, true, false]);
   });
 });
 

@@ -8,6 +8,10 @@ import type { AdaptiveTier } from './tier-multipliers';
 export const ADAPTIVE_MODES = ['off', 'shadow', 'enforce'] as const;
 export type AdaptiveMode = (typeof ADAPTIVE_MODES)[number];
 
+/** Which policies it scales: those with `adaptive: true`, or all but those with `adaptive: false`. */
+export const ADAPTIVE_POLICIES = ['opted-in', 'all'] as const;
+export type AdaptivePolicies = (typeof ADAPTIVE_POLICIES)[number];
+
 /** One tier in shedding order. */
 export interface AdaptiveTierOptions {
   name: string;
@@ -21,6 +25,8 @@ export interface AdaptiveTierOptions {
 export interface AdaptiveOptions {
   /** @default 'off' */
   mode?: AdaptiveMode;
+  /** @default 'opted-in' */
+  policies?: AdaptivePolicies;
   /**
    * Tiers in shedding order, the first shed first. A policy's requests without a tier count as
    * the tier named `default`; a tier not listed here is exempt.
@@ -35,6 +41,7 @@ export interface AdaptiveOptions {
 
 export interface ResolvedAdaptiveOptions {
   mode: AdaptiveMode;
+  policies: AdaptivePolicies;
   tiers: AdaptiveTier[];
   boostCeiling: number;
   targets: PressureTargets;
@@ -55,6 +62,13 @@ export function resolveAdaptiveOptions(
       'adaptive.mode',
       `must be one of ${ADAPTIVE_MODES.join(', ')}`,
     );
+  const policies = o.policies ?? 'opted-in';
+  if (!ADAPTIVE_POLICIES.includes(policies))
+    throw new RateLimitConfigError(
+      WHERE,
+      'adaptive.policies',
+      `must be one of ${ADAPTIVE_POLICIES.join(', ')}`,
+    );
   const boostCeiling = o.boostCeiling ?? 1.5;
   if (typeof boostCeiling !== 'number' || !(boostCeiling >= 1 && boostCeiling <= MAX_BOOST_CEILING))
     throw new RateLimitConfigError(
@@ -62,7 +76,13 @@ export function resolveAdaptiveOptions(
       'adaptive.boostCeiling',
       `must be a number from 1 to ${MAX_BOOST_CEILING}`,
     );
-  return { mode, tiers: resolveTiers(o.tiers), boostCeiling, targets: resolveTargets(o.targets) };
+  return {
+    mode,
+    policies,
+    tiers: resolveTiers(o.tiers),
+    boostCeiling,
+    targets: resolveTargets(o.targets),
+  };
 }
 
 function resolveTiers(tiers: AdaptiveTierOptions[] | undefined): AdaptiveTier[] {
@@ -110,6 +130,14 @@ function resolveTargets(targets: Partial<PressureTargets> | undefined): Pressure
     resolved[name as keyof PressureTargets] = value;
   }
   return resolved;
+}
+
+/** Whether adaptive protection scales `policy` (its own `adaptive`, else the module's default). */
+export function isAdaptivePolicy(
+  options: ResolvedAdaptiveOptions,
+  policy: { readonly adaptive?: boolean },
+): boolean {
+  return policy.adaptive ?? options.policies === 'all';
 }
 
 /** A request's tier in the shedding order; an unlisted tier is exempt. */

@@ -1,3 +1,4 @@
+import type { AdaptiveOptions } from '../adaptive/adaptive-options';
 import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import type { TrustProxy } from '../identity/client-ip';
 import type {
@@ -56,6 +57,12 @@ export interface RateLimitModuleOptions {
    * own thresholds
    */
   tier?: TierResolver;
+  /**
+   * Thresholds that follow the fleet's load (SPEC section 15): lowered, lowest tier first, when
+   * the instances are overloaded; raised up to a ceiling when load is low and clients are
+   * limited. @default { mode: 'off' }
+   */
+  adaptive?: AdaptiveOptions;
   /**
    * A request for which it answers true is not limited at all (no policy, no headers, not
    * counted): health probes, internal callers. Policies have a `skip` of their own too.

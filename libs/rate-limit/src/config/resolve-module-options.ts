@@ -1,3 +1,4 @@
+import { resolveAdaptiveOptions, type ResolvedAdaptiveOptions } from '../adaptive/adaptive-options';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import type { ClientIpResolver } from '../identity/client-ip';
 import { KeyBuilder } from '../keys/key-builder';
@@ -39,6 +40,7 @@ export interface RateLimitConfig {
   readonly statsFlushMs: number;
   /** undefined: identities are kept in clear. */
   readonly identityHashing: IdentityHashing | undefined;
+  readonly adaptive: ResolvedAdaptiveOptions;
 }
 
 const WHERE = 'RateLimitModule options';
@@ -111,5 +113,6 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Rate
     clientIp: clientIpResolver(options.trustProxy),
     policyRefreshMs,
     statsFlushMs,
+    adaptive: resolveAdaptiveOptions(options.adaptive),
   };
 }

@@ -1,7 +1,10 @@
 import type { ClientOverrideAction } from '../policy/client-override';
 
-/** Why a policy did not admit a request. */
-export type RateLimitReason = 'limit' | 'blocked' | 'cost-exceeds-capacity' | 'denied';
+/**
+ * Why a policy did not admit a request. 'adaptive': adaptive protection shed it, or it was over
+ * thresholds adaptive protection had lowered (configured x a multiplier below 1).
+ */
+export type RateLimitReason = 'limit' | 'blocked' | 'cost-exceeds-capacity' | 'denied' | 'adaptive';
 
 /** Which store decided: Redis, the in-memory store (by choice or as insurance), or nobody. */
 export type DecisionSource = 'redis' | 'memory' | 'fail-open' | 'fail-closed';

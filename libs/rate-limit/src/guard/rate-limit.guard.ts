@@ -23,6 +23,8 @@ import { RejectedRoutes } from '../registry/rejected-routes';
 import { RouteTable } from '../registry/route-table';
 import { DecisionEngine } from '../engine/decision-engine';
 import type { PolicyRequest } from '../engine/policy-request';
+import { AdaptiveLimits } from '../runtime/adaptive/adaptive-limits.service';
+import { adaptiveVerdict } from './adaptive-verdict';
 import { OperationGates } from './operation-gates';
 import { mostRestrictive, verdictHeaders } from './rate-limit-headers';
 import { rejectionException } from './rejection-exceptions';
@@ -52,6 +54,7 @@ export class RateLimitGuard implements CanActivate {
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
     private readonly rejections: ContextRejections,
     @Optional() rejectedRoutes?: RejectedRoutes,
+    @Optional() private readonly adaptive?: AdaptiveLimits,
   ) {
     this.rejectedRoutes = new.target === RateLimitGuard ? rejectedRoutes : undefined;
   }
@@ -129,11 +132,18 @@ export class RateLimitGuard implements CanActivate {
     if (requests.length === 0) return true;
     const operation = graphqlOperationOf(context);
     const verdict = operation
-      ? this.operations.decide(operation, requests, () => this.engine.decide(requests))
-      : this.engine.decide(requests);
+      ? this.operations.decide(operation, requests, () => this.verdictOf(requests))
+      : this.verdictOf(requests);
     return verdict instanceof Promise
       ? verdict.then((decided) => this.conclude(route, context, decided))
       : this.conclude(route, context, verdict);
+  }
+
+  /** The engine's verdict; with adaptive protection on, on effective thresholds (or shed). */
+  private verdictOf(requests: PolicyRequest[]): RateLimitVerdict | Promise<RateLimitVerdict> {
+    const adaptive = this.adaptive;
+    if (adaptive === undefined || !adaptive.active) return this.engine.decide(requests);
+    return adaptiveVerdict(adaptive, requests, (adjusted) => this.engine.decide(adjusted));
   }
 
   private conclude(

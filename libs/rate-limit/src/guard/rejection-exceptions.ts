@@ -43,6 +43,9 @@ export function rejectionMessage(decision: RateLimitDecision): string {
   if (decision.reason === 'cost-exceeds-capacity') {
     return `Request cost exceeds the capacity (${decision.limit}) of this limit; it can never be admitted`;
   }
+  if (decision.reason === 'adaptive') {
+    return 'Too Many Requests: the service is overloaded and adaptive protection is shedding load';
+  }
   return decision.reason === 'blocked'
     ? 'Too Many Requests: temporarily blocked'
     : 'Too Many Requests';

@@ -25,6 +25,8 @@ import { RejectedRoutes } from '../registry/rejected-routes';
 import { RouteTable } from '../registry/route-table';
 import { ClientOverrides } from '../runtime/client-overrides/client-overrides.service';
 import { ClientOverridesInUse } from '../runtime/client-overrides/client-overrides-in-use';
+import { AdaptiveLimits } from '../runtime/adaptive/adaptive-limits.service';
+import { ADAPTIVE_LOAD_SOURCE } from '../runtime/adaptive/load-source';
 import { ChangeTrail } from '../runtime/audit/change-trail';
 import { IdentityResets } from '../runtime/identity-resets.service';
 import { IdentitySecret } from '../runtime/identity-secret.service';
@@ -97,6 +99,9 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
     DecisionEngine,
     IdentityResets,
     RateLimiterService,
+    // AdaptiveLimits samples Node unless a test provides scripted signals here.
+    { provide: ADAPTIVE_LOAD_SOURCE, useValue: null },
+    AdaptiveLimits,
     RateLimitGuard,
   ],
   exports: [
@@ -118,6 +123,7 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
     RedisConnection,
     InstanceHeartbeat,
     ChangeTrail,
+    AdaptiveLimits,
   ],
 })
 export class RateLimitModule extends RateLimitConfigurableModule {}

@@ -73,6 +73,13 @@ export function normalizePolicy(
       `must be true or false (got ${JSON.stringify(options.openApi)})`,
     );
   }
+  if (options.adaptive !== undefined && typeof options.adaptive !== 'boolean') {
+    throw new RateLimitConfigError(
+      where,
+      'adaptive',
+      `must be true or false (got ${JSON.stringify(options.adaptive)})`,
+    );
+  }
   return {
     name,
     algo,
@@ -83,5 +90,6 @@ export function normalizePolicy(
       options.blockFor === undefined ? 0 : checkDuration(where, 'blockFor', options.blockFor),
     mode,
     enabled: true,
+    ...(options.adaptive === undefined ? {} : { adaptive: options.adaptive }),
   };
 }

@@ -77,6 +77,11 @@ export interface RateLimitOptions {
   tiers?: Record<string, TierOptions>;
   /** Which tier a request is in. @default the module's `tier`, if any */
   tier?: TierResolver;
+  /**
+   * Whether adaptive protection (the module's `adaptive` option) may lower and raise this
+   * policy's thresholds with the fleet's load. @default the module's `adaptive.policies`
+   */
+  adaptive?: boolean;
   /** A request for which it answers true is not limited by this policy (nor counted). */
   skip?: SkipPredicate;
   /**

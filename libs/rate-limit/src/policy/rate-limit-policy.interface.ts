@@ -16,4 +16,6 @@ export interface RateLimitPolicy {
   readonly enabled: boolean;
   /** Set on the thresholds of one of the policy's tiers (same name, same state keys). */
   readonly tier?: string;
+  /** Whether adaptive protection may scale it; undefined: the module's `adaptive.policies`. */
+  readonly adaptive?: boolean;
 }

@@ -21,6 +21,7 @@ const FIELDS: readonly (keyof RateLimitPolicy)[] = [
   'burst',
   'blockForMs',
   'mode',
+  'adaptive',
 ];
 
 const NO_TIERS: ReadonlyMap<string, TierThresholds> = new Map();

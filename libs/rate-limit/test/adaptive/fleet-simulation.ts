@@ -65,6 +65,7 @@ export function simulateFleet(
   const settings = { law, maxLevel: maxLevel(tiers), boostCeiling: law.boostCeiling };
   const adaptive = {
     mode: 'enforce' as const,
+    policies: 'all' as const,
     tiers,
     boostCeiling: law.boostCeiling,
     targets: DEFAULT_PRESSURE_TARGETS,

@@ -1,0 +1,165 @@
+import { performance } from 'node:perf_hooks';
+import {
+  Inject,
+  Injectable,
+  Optional,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import type { ResolvedAdaptiveOptions } from '../../adaptive/adaptive-options';
+import { LOCAL_TICK_MS } from '../../adaptive/local-shedding';
+import { pressureOf } from '../../adaptive/pressure';
+import type { RateLimitConfig } from '../../config/resolve-module-options';
+import type { RateLimitVerdict } from '../../decision/rate-limit-decision.interface';
+import { DecisionEngine } from '../../engine/decision-engine';
+import type { PolicyRequest } from '../../engine/policy-request';
+import { AdaptiveMetrics } from '../../metrics/adaptive-metrics';
+import { RateLimitMetrics } from '../../metrics/rate-limit-metrics';
+import type { RateLimitPolicy } from '../../policy/rate-limit-policy.interface';
+import { BACKGROUND_TIMEOUT_MS, RATE_LIMIT_CONFIG } from '../../rate-limit.constants';
+import { RedisConnection } from '../../store/redis/redis-connection';
+import { InstanceHeartbeat } from '../instance-heartbeat.service';
+import { AdaptiveBeat } from './adaptive-beat';
+import { AdaptiveProtection } from './adaptive-protection';
+import { AdaptiveRequests, adaptiveTierName, type AdaptiveShed } from './adaptive-requests';
+import { cpuQuotaCores } from './cpu-quota';
+import { LoadSampler } from './load-sampler';
+import { ADAPTIVE_LOAD_SOURCE, type LoadSource } from './load-source';
+
+/**
+ * Adaptive protection in the running application (SPEC section 15). With mode 'off' (the
+ * default) nothing runs: no timer, no sampler, no Redis command, and the guard skips it on one
+ * property read. Otherwise a timer ticks every LOCAL_TICK_MS: Node's signals into the local
+ * loop, and each second a heartbeat that carries them to the fleet loop and brings its state
+ * back; the guard then asks `adjust()` for every request, all in memory.
+ */
+@Injectable()
+export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
+  /** False with mode 'off': the guard never calls the rest. */
+  readonly active: boolean;
+  readonly options: ResolvedAdaptiveOptions;
+  private protection: AdaptiveProtection | undefined;
+  private requests: AdaptiveRequests | undefined;
+  private sampler: LoadSource | undefined;
+  private readonly tickListeners: (() => void)[] = [];
+  private metrics: AdaptiveMetrics | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly startedAt = performance.now();
+  private stopped = false;
+
+  constructor(
+    @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
+    private readonly connection: RedisConnection,
+    private readonly heartbeat: InstanceHeartbeat,
+    private readonly engine: DecisionEngine,
+    private readonly limiterMetrics: RateLimitMetrics,
+    @Optional() @Inject(ADAPTIVE_LOAD_SOURCE) private readonly source?: LoadSource | null,
+  ) {
+    this.options = config.adaptive;
+    this.active = this.options.mode !== 'off';
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.active) return;
+    this.protection = new AdaptiveProtection(
+      this.options,
+      this.heartbeat.id,
+      new AdaptiveBeat(this.config.keys.prefix),
+      () => this.connection.client,
+      BACKGROUND_TIMEOUT_MS,
+    );
+    const local = this.protection.local;
+    this.requests = new AdaptiveRequests(this.options, (tier) => local.dropShare(tier));
+    this.sampler = this.source ?? new LoadSampler(cpuQuotaCores());
+    this.metrics = new AdaptiveMetrics(this.limiterMetrics.registry);
+    this.schedule();
+  }
+
+  onModuleDestroy(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.sampler?.stop();
+  }
+
+  /** Whether it rejects (enforce) or only computes and reports (shadow). */
+  get enforcing(): boolean {
+    return this.options.mode === 'enforce';
+  }
+
+  /** The requests to decide, or the one the local loop sheds (counted here, by tier). */
+  adjust(requests: readonly PolicyRequest[]): PolicyRequest[] | AdaptiveShed {
+    const adjusted = this.requests!.adjust(requests, this.enforcing);
+    if (Array.isArray(adjusted)) return adjusted;
+    this.metrics!.countRejection(adjusted.tier, 'local', !this.enforcing);
+    return this.enforcing ? adjusted : (requests as PolicyRequest[]);
+  }
+
+  /** The verdict of a request it let through, for the fleet loop's weights and the boost. */
+  counted(verdict: RateLimitVerdict): void {
+    this.protection!.countDecision(!verdict.allowed);
+  }
+
+  /** The multiplier of `policy`'s thresholds now: 1 unless it opted in. */
+  multiplierOf(policy: RateLimitPolicy): number {
+    return this.requests!.multiplierOf(policy);
+  }
+
+  /** Whether `policy`'s thresholds are below their configured values now. */
+  lowers(policy: RateLimitPolicy): boolean {
+    return this.requests!.multiplierOf(policy) < 1;
+  }
+
+  /** Counts a rejection under thresholds the fleet loop lowered. */
+  countFleetRejection(policy: RateLimitPolicy): void {
+    this.metrics!.countRejection(adaptiveTierName(policy), 'fleet', false);
+  }
+
+  /** The published state, this instance's loops and the multipliers in force (admin, tests). */
+  get snapshot() {
+    const p = this.protection;
+    return {
+      mode: this.options.mode,
+      leading: p?.isLeading ?? false,
+      state: p?.state,
+      localLevel: p?.local.level ?? 0,
+      multipliers: p?.multipliers(Date.now()) ?? {},
+      changes: p ? [...p.changes] : [],
+    };
+  }
+
+  /** Resolves once the next tick (and its heartbeat, every fourth) is done: for tests. */
+  nextTick(): Promise<void> {
+    return new Promise((resolve) => this.tickListeners.push(resolve));
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    const dueAt = performance.now() + LOCAL_TICK_MS;
+    // A chain of timeouts, not an interval: a slow heartbeat delays the next tick rather than
+    // letting ticks pile up, and the delay itself is a signal (the tick's lateness).
+    this.timer = setTimeout(() => void this.tick(dueAt), LOCAL_TICK_MS).unref();
+  }
+
+  private async tick(dueAt: number): Promise<void> {
+    const protection = this.protection!;
+    try {
+      const signals = this.sampler!.sample(dueAt);
+      await protection.tick(signals, Date.now(), performance.now() - this.startedAt);
+      const multipliers = protection.multipliers(Date.now());
+      if (this.enforcing && this.requests!.setMultipliers(multipliers)) {
+        this.engine.forgetRejections();
+      }
+      const measured = pressureOf(signals, this.options.targets);
+      this.metrics!.setPressure(measured.bySignal, measured.value);
+      this.metrics!.setLevels(
+        protection.state?.level ?? 0,
+        protection.local.level,
+        protection.state?.boost ?? 0,
+      );
+      this.metrics!.setMultipliers(multipliers);
+    } finally {
+      for (const listener of this.tickListeners.splice(0)) listener();
+      this.schedule();
+    }
+  }
+}
