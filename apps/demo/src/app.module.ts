@@ -7,7 +7,7 @@ import { RateLimitAdminModule } from '@app/rate-limit/admin';
 import { RateLimitHealthModule } from '@app/rate-limit/health';
 import { resolveAdminToken } from './admin/admin-token';
 import { AlgorithmsController } from './api/algorithms.controller';
-import { LoadTestController } from './api/load-test.controller';
+import { DEMO_ADAPTIVE_TIERS, LoadTestController } from './api/load-test.controller';
 import { PlansController } from './api/plans.controller';
 import { ShowcaseController } from './api/showcase.controller';
 import { validateDemoEnv, type DemoConfig } from './config/demo-config';
@@ -49,6 +49,9 @@ export class AppModule {
               policyRefreshMs: demo.policyRefreshMs,
               statsFlushMs: demo.statsFlushMs,
               trustProxy: demo.trustProxy,
+              ...(demo.adaptive === 'off'
+                ? {}
+                : { adaptive: { mode: demo.adaptive, tiers: DEMO_ADAPTIVE_TIERS } }),
             };
           },
         }),

@@ -17,6 +17,14 @@ export {
 } from './config/rate-limit-module-options.interface';
 export type { TrustProxy } from './identity/client-ip';
 export {
+  ADAPTIVE_MODES,
+  ADAPTIVE_POLICIES,
+  type AdaptiveMode,
+  type AdaptiveOptions,
+  type AdaptivePolicies,
+  type AdaptiveTierOptions,
+} from './adaptive/adaptive-options';
+export {
   LIMITER_CLIENT_DEFAULTS,
   LIMITER_CLUSTER_DEFAULTS,
 } from './store/redis/create-redis-client';

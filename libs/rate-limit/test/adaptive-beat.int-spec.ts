@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { decodeAdaptiveState, encodeAdaptiveState } from '../src/adaptive/published-state';
 import { AdaptiveBeat } from '../src/runtime/adaptive/adaptive-beat';
+import { RedisPolicyChannel } from '../src/backends/redis/redis-policy-channel';
 import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 import { within } from './support/within';
 
@@ -76,6 +77,26 @@ describe('AdaptiveBeat (adaptive-beat.lua)', () => {
     expect(third).toMatchObject({ epoch: 3, level: 0, boost: 0.05 });
     expect((await beat.beat(client, 'b', 'y', 1_000)).state).toBe(encodeAdaptiveState(third!));
     await expect(beat.publish(client, 'b', Number.NaN, 0, 1_000)).rejects.toThrow(RangeError);
+  });
+
+  it('announces each state it writes on the policy channel; a deposed leader announces nothing', async () => {
+    const prefix = uniquePrefix('beat');
+    const beat = new AdaptiveBeat(prefix, 300);
+    const channel = new RedisPolicyChannel(client, prefix);
+    const heard: string[] = [];
+    channel.onAdaptiveState((state) => heard.push(state));
+    await channel.subscribe(2_000);
+    try {
+      await beat.beat(client, 'a', 'x', 1_000);
+      const written = await beat.publish(client, 'a', 0.5, 0, 1_000);
+      expect(await beat.publish(client, 'b', 1, 0, 1_000)).toBeUndefined();
+      // Pub/Sub delivers in order: once a later message is heard, so was the earlier one.
+      await client.publish(`${prefix}:policy-changes`, '{"adaptive":"end"}');
+      await within(2_000, async () => heard.includes('end'));
+      expect(heard).toEqual([written, 'end']);
+    } finally {
+      await channel.close();
+    }
   });
 
   it('keeps its keys in one Cluster slot', () => {

@@ -1,8 +1,28 @@
 import { BadRequestException, Controller, Get, ParseIntPipe, Query } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { SkipRateLimit } from '@app/rate-limit';
+import { RateLimit, SkipRateLimit, type AdaptiveTierOptions } from '@app/rate-limit';
+import { planHeader } from './plan-header';
 
 const MAX_BUSY_MS = 1_000;
+
+/**
+ * RATE_LIMIT_ADAPTIVE's tiers, in shedding order: `free` down to a tenth of its thresholds
+ * before `pro` is touched, `pro` to 0.3, `enterprise` never (nor a request without a plan).
+ */
+export const DEMO_ADAPTIVE_TIERS: AdaptiveTierOptions[] = [
+  { name: 'free', floor: 0.1 },
+  { name: 'pro', floor: 0.3 },
+  { name: 'enterprise', exempt: true },
+];
+
+function busyFor(ms: number): number {
+  if (!Number.isInteger(ms) || ms < 1 || ms > MAX_BUSY_MS) {
+    throw new BadRequestException(`ms must be from 1 to ${MAX_BUSY_MS}`);
+  }
+  const started = performance.now();
+  while (performance.now() - started < ms);
+  return Math.round(performance.now() - started);
+}
 
 /**
  * Only with DEMO_LOAD_TEST_ROUTES=true (the load tests): a route that keeps the event loop busy,
@@ -10,16 +30,30 @@ const MAX_BUSY_MS = 1_000;
  * Redis. Never enable it where the public can reach it.
  */
 @ApiExcludeController()
-@SkipRateLimit()
 @Controller('load-test')
 export class LoadTestController {
   @Get('busy')
+  @SkipRateLimit()
   busy(@Query('ms', ParseIntPipe) ms: number): { busyMs: number } {
-    if (ms < 1 || ms > MAX_BUSY_MS) {
-      throw new BadRequestException(`ms must be from 1 to ${MAX_BUSY_MS}`);
-    }
-    const started = performance.now();
-    while (performance.now() - started < ms);
-    return { busyMs: Math.round(performance.now() - started) };
+    return { busyMs: busyFor(ms) };
+  }
+
+  /**
+   * CPU work behind a limit that adaptive protection may scale (RATE_LIMIT_ADAPTIVE): each
+   * client (`X-Forwarded-For`, with TRUST_PROXY) gets 25 a second on `free`, 50 on `pro`, 200
+   * on `enterprise` (`X-Plan`), so a fleet can be overloaded by clients all within their limits.
+   */
+  @Get('work')
+  @RateLimit({
+    name: 'demo.work',
+    algo: 'sliding-window-counter',
+    limit: 25,
+    window: '1s',
+    tiers: { pro: { limit: 50 }, enterprise: { limit: 200 } },
+    tier: planHeader,
+    adaptive: true,
+  })
+  work(@Query('ms', ParseIntPipe) ms: number): { busyMs: number } {
+    return { busyMs: busyFor(ms) };
   }
 }

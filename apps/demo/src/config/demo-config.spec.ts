@@ -54,6 +54,23 @@ describe('RATE_LIMIT_SHED_REJECTIONS', () => {
   });
 });
 
+describe('RATE_LIMIT_ADAPTIVE', () => {
+  it.each<[string | undefined, string]>([
+    [undefined, 'off'],
+    ['', 'off'],
+    ['shadow', 'shadow'],
+    ['enforce', 'enforce'],
+  ])('reads %j as %j (off unless asked for)', (value, expected) => {
+    expect(validateDemoEnv({ RATE_LIMIT_ADAPTIVE: value }).demo.adaptive).toBe(expected);
+  });
+
+  it('refuses another mode, naming the variable and the modes', () => {
+    expect(() => validateDemoEnv({ RATE_LIMIT_ADAPTIVE: 'on' })).toThrow(
+      'RATE_LIMIT_ADAPTIVE must be one of off, shadow, enforce (got "on")',
+    );
+  });
+});
+
 describe('HTTP_PLATFORM', () => {
   it.each<[string | undefined, string]>([
     [undefined, 'express'],

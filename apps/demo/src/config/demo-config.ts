@@ -1,4 +1,10 @@
-import { ON_REDIS_ERROR, type OnRedisError, type TrustProxy } from '@app/rate-limit';
+import {
+  ADAPTIVE_MODES,
+  ON_REDIS_ERROR,
+  type AdaptiveMode,
+  type OnRedisError,
+  type TrustProxy,
+} from '@app/rate-limit';
 import { MIN_ADMIN_TOKEN_LENGTH } from '@app/rate-limit/admin';
 
 /** The Nest HTTP platforms the demo runs on (HTTP_PLATFORM). */
@@ -25,6 +31,8 @@ export interface DemoConfig {
   adminFailedTokenLimit: number;
   /** RATE_LIMIT_SHED_REJECTIONS: remembered rejections answered before routing. */
   shedRejections: boolean;
+  /** RATE_LIMIT_ADAPTIVE: adaptive protection's mode (off, shadow, enforce). */
+  adaptive: AdaptiveMode;
 }
 
 function hostPorts(
@@ -153,6 +161,18 @@ export function validateDemoEnv(env: Record<string, string | undefined>): { demo
         10_000, // counted in a sliding-window log, whose limit is at most 10,000
       ),
       shedRejections: flag('RATE_LIMIT_SHED_REJECTIONS', env.RATE_LIMIT_SHED_REJECTIONS),
+      adaptive: adaptiveMode(env.RATE_LIMIT_ADAPTIVE),
     },
   };
+}
+
+/** RATE_LIMIT_ADAPTIVE: `off` (unset), `shadow` or `enforce`. */
+function adaptiveMode(value: string | undefined): AdaptiveMode {
+  const mode = (value || 'off') as AdaptiveMode;
+  if (!(ADAPTIVE_MODES as readonly string[]).includes(mode)) {
+    throw new Error(
+      `RATE_LIMIT_ADAPTIVE must be one of ${ADAPTIVE_MODES.join(', ')} (got ${JSON.stringify(value)})`,
+    );
+  }
+  return mode;
 }

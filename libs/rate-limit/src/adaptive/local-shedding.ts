@@ -9,11 +9,15 @@ import { isExempt, tierMultipliers, type AdaptiveTier } from './tier-multipliers
  */
 export const LOCAL_TICK_MS = 250;
 
-/** Delays confirmed over the same 3 s as the heartbeat's, saturation over two ticks (500 ms). */
+/**
+ * Delays confirmed over the same 3 s as the heartbeat's, saturation over three ticks (750 ms):
+ * a 300 ms block can fill two ticks, and confirmed over two it made instances shed at 0.5x C in
+ * the adaptive benchmark.
+ */
 export const LOCAL_PRESSURE_FILTER: Readonly<PressureFilter> = Object.freeze({
   ...DEFAULT_PRESSURE_FILTER,
   delayConfirmTicks: 12,
-  loadConfirmTicks: 2,
+  loadConfirmTicks: 3,
 });
 
 /**

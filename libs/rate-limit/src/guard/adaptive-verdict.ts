@@ -40,9 +40,9 @@ function concluded(
   let marked = false;
   const decisions = verdict.decisions.map((d) => {
     if (d.allowed || d.shadow || d.reason !== 'limit') return d;
-    const policy = requests.find((r) => r.policy.name === d.policy)?.policy;
-    if (!policy || !adaptive.lowers(policy)) return d;
-    adaptive.countFleetRejection(policy);
+    const request = requests.find((r) => r.policy.name === d.policy);
+    if (!request || !adaptive.lowers(request)) return d;
+    adaptive.countFleetRejection(request);
     marked = true;
     return { ...d, reason: 'adaptive' as const };
   });
@@ -56,7 +56,7 @@ function shedVerdict(adaptive: AdaptiveLimits, shed: AdaptiveShed): RateLimitVer
     policy: policy.name,
     allowed: false,
     shadow: false,
-    limit: Math.max(1, Math.round(capacityOf(policy) * adaptive.multiplierOf(policy))),
+    limit: Math.max(1, Math.round(capacityOf(policy) * adaptive.multiplierOf(shed.request))),
     remaining: 0,
     resetMs: SHED_RETRY_MS,
     retryAfterMs: SHED_RETRY_MS,

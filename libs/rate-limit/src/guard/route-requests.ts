@@ -64,6 +64,7 @@ function requestOf(
         policy: (tier !== undefined && registry.getTier(routePolicy.name, tier)) || policy,
         identity,
         cost: costOf(routePolicy, context),
+        ...(typeof tier === 'string' ? { tier } : {}),
       })),
     );
   });

@@ -12,6 +12,7 @@ export class AdaptiveMetrics {
   private readonly pressure: Gauge<'signal'>;
   private readonly level: Gauge<'loop'>;
   private readonly boost: Gauge;
+  private readonly leading: Gauge;
   private readonly multiplier: Gauge<'tier'>;
   private readonly rejections: Counter<'tier' | 'loop' | 'shadow'>;
 
@@ -34,6 +35,11 @@ export class AdaptiveMetrics {
       help: 'Boost the fleet loop published: thresholds of every tier x (1 + boost) at rest',
       registers,
     });
+    this.leading = new Gauge({
+      name: 'rate_limit_adaptive_leading',
+      help: '1 while this instance runs the fleet loop (holds the lease)',
+      registers,
+    });
     this.multiplier = new Gauge({
       name: 'rate_limit_adaptive_multiplier',
       help: 'Effective / configured thresholds by tier on this instance',
@@ -53,6 +59,10 @@ export class AdaptiveMetrics {
   setPressure(bySignal: Readonly<Record<string, number>>, overall: number): void {
     for (const [signal, value] of Object.entries(bySignal)) this.pressure.labels(signal).set(value);
     this.pressure.labels('overall').set(overall);
+  }
+
+  setLeading(leading: boolean): void {
+    this.leading.set(leading ? 1 : 0);
   }
 
   setLevels(fleet: number, local: number, boost: number): void {

@@ -9,6 +9,12 @@ export type ResetListener = (name: string, tags: readonly string[]) => void;
 /** A client override of the policy was set or removed for the identities of these key tags. */
 export type ClientOverrideListener = (name: string, tags: readonly string[]) => void;
 
+/** The fleet loop's leader published a state (published-state.ts's text, not yet validated). */
+export type AdaptiveStateListener = (state: string) => void;
+
+/** The Pub/Sub channel of a key prefix (adaptive-publish.lua announces there too). */
+export const policyChannelName = (prefix: string): string => `${prefix}:policy-changes`;
+
 /**
  * How instances tell each other about policy changes and resets: Redis Pub/Sub on
  * `<prefix>:policy-changes`, or this process alone when no Redis is configured. Announcing
@@ -18,6 +24,7 @@ export interface PolicyChannel {
   onOverride(listener: OverrideListener): void;
   onReset(listener: ResetListener): void;
   onClientOverride(listener: ClientOverrideListener): void;
+  onAdaptiveState(listener: AdaptiveStateListener): void;
   /**
    * Starts listening for announcements of any instance (this one included); resolves once
    * listening, or after `waitMs` (the refresh interval covers a late subscription).
@@ -34,6 +41,7 @@ export abstract class ChannelListeners {
   private readonly overrideListeners: OverrideListener[] = [];
   private readonly resetListeners: ResetListener[] = [];
   private readonly clientListeners: ClientOverrideListener[] = [];
+  private readonly adaptiveListeners: AdaptiveStateListener[] = [];
 
   onOverride(listener: OverrideListener): void {
     this.overrideListeners.push(listener);
@@ -45,6 +53,14 @@ export abstract class ChannelListeners {
 
   onClientOverride(listener: ClientOverrideListener): void {
     this.clientListeners.push(listener);
+  }
+
+  onAdaptiveState(listener: AdaptiveStateListener): void {
+    this.adaptiveListeners.push(listener);
+  }
+
+  protected deliverAdaptiveState(state: string): void {
+    for (const listener of this.adaptiveListeners) listener(state);
   }
 
   protected deliverOverride(name: string, override: PolicyOverride | null): void {

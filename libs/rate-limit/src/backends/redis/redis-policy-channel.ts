@@ -6,11 +6,17 @@ import { BACKGROUND_TIMEOUT_MS } from '../../rate-limit.constants';
 import { closeClient } from '../../store/redis/close-client';
 import type { RedisClient } from '../../store/redis/redis-script';
 import { withTimeout } from '../../store/redis/with-timeout';
-import { ChannelListeners, type PolicyChannel } from '../../runtime/policy-channel';
+import {
+  ChannelListeners,
+  policyChannelName,
+  type PolicyChannel,
+} from '../../runtime/policy-channel';
 import { encodeOverride, parseOverrideHash } from '../../runtime/policy-override-codec';
 
 interface ChangeMessage {
   name: string;
+  /** The fleet loop's published state (adaptive-publish.lua), in a message of its own. */
+  adaptive?: string;
   override?: PolicyOverride | null;
   reset?: true;
   /** A client override of the identities of `tags` was set or removed. */
@@ -36,7 +42,7 @@ export class RedisPolicyChannel extends ChannelListeners implements PolicyChanne
   }
 
   private get channel(): string {
-    return `${this.prefix}:policy-changes`;
+    return policyChannelName(this.prefix);
   }
 
   async subscribe(waitMs: number): Promise<void> {
@@ -99,6 +105,10 @@ export class RedisPolicyChannel extends ChannelListeners implements PolicyChanne
   private received(raw: string): void {
     try {
       const message = JSON.parse(raw) as ChangeMessage;
+      if (typeof message.adaptive === 'string') {
+        this.deliverAdaptiveState(message.adaptive);
+        return;
+      }
       if (typeof message.name !== 'string') return;
       const tags = Array.isArray(message.tags) ? message.tags.filter(isString) : [];
       if (message.reset) {

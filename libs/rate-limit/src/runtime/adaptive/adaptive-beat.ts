@@ -2,9 +2,10 @@ import { FRESH_LOAD_MS } from '../../adaptive/fleet-pressure';
 import { readLuaFile } from '../../store/redis/lua-file';
 import { RedisScript, type RedisClient } from '../../store/redis/redis-script';
 import { withTimeout } from '../../store/redis/with-timeout';
+import { policyChannelName } from '../policy-channel';
 
-/** A lease the leader renews every beat (1 s): another instance takes over within this. */
-export const LEASE_MS = 3_000;
+/** A lease the leader renews every beat (1 s): another takes over within this and one beat (3 s). */
+export const LEASE_MS = 2_000;
 
 /** How long Redis keeps a state nobody rewrites (instances drop it long before: 10 s). */
 const STATE_KEPT_MS = 60_000;
@@ -87,7 +88,7 @@ export class AdaptiveBeat {
     const written = await this.publishScript.run(
       client,
       [lease, state],
-      [id, String(level), String(boost), STATE_KEPT_MS],
+      [id, String(level), String(boost), STATE_KEPT_MS, policyChannelName(this.prefix)],
       (r) => withTimeout(r, timeoutMs),
     );
     return typeof written === 'string' ? written : undefined;

@@ -15,10 +15,14 @@ import { DecisionEngine } from '../../engine/decision-engine';
 import type { PolicyRequest } from '../../engine/policy-request';
 import { AdaptiveMetrics } from '../../metrics/adaptive-metrics';
 import { RateLimitMetrics } from '../../metrics/rate-limit-metrics';
-import type { RateLimitPolicy } from '../../policy/rate-limit-policy.interface';
-import { BACKGROUND_TIMEOUT_MS, RATE_LIMIT_CONFIG } from '../../rate-limit.constants';
+import {
+  BACKGROUND_TIMEOUT_MS,
+  RATE_LIMIT_CHANNEL,
+  RATE_LIMIT_CONFIG,
+} from '../../rate-limit.constants';
 import { RedisConnection } from '../../store/redis/redis-connection';
 import { InstanceHeartbeat } from '../instance-heartbeat.service';
+import type { PolicyChannel } from '../policy-channel';
 import { AdaptiveBeat } from './adaptive-beat';
 import { AdaptiveProtection } from './adaptive-protection';
 import { AdaptiveRequests, adaptiveTierName, type AdaptiveShed } from './adaptive-requests';
@@ -53,6 +57,7 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly heartbeat: InstanceHeartbeat,
     private readonly engine: DecisionEngine,
     private readonly limiterMetrics: RateLimitMetrics,
+    @Inject(RATE_LIMIT_CHANNEL) private readonly channel: PolicyChannel,
     @Optional() @Inject(ADAPTIVE_LOAD_SOURCE) private readonly source?: LoadSource | null,
   ) {
     this.options = config.adaptive;
@@ -72,6 +77,11 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
     this.requests = new AdaptiveRequests(this.options, (tier) => local.dropShare(tier));
     this.sampler = this.source ?? new LoadSampler(cpuQuotaCores());
     this.metrics = new AdaptiveMetrics(this.limiterMetrics.registry);
+    // The leader announces each state it writes: taken at once, not at this instance's next beat.
+    this.channel.onAdaptiveState((state) => {
+      this.protection?.receive(state);
+      this.applyMultipliers();
+    });
     this.schedule();
   }
 
@@ -99,19 +109,19 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
     this.protection!.countDecision(!verdict.allowed);
   }
 
-  /** The multiplier of `policy`'s thresholds now: 1 unless it opted in. */
-  multiplierOf(policy: RateLimitPolicy): number {
-    return this.requests!.multiplierOf(policy);
+  /** The multiplier of the request's thresholds now: 1 unless its policy opted in. */
+  multiplierOf(request: PolicyRequest): number {
+    return this.requests!.multiplierOf(request);
   }
 
-  /** Whether `policy`'s thresholds are below their configured values now. */
-  lowers(policy: RateLimitPolicy): boolean {
-    return this.requests!.multiplierOf(policy) < 1;
+  /** Whether the request's thresholds are below their configured values now. */
+  lowers(request: PolicyRequest): boolean {
+    return this.requests!.multiplierOf(request) < 1;
   }
 
   /** Counts a rejection under thresholds the fleet loop lowered. */
-  countFleetRejection(policy: RateLimitPolicy): void {
-    this.metrics!.countRejection(adaptiveTierName(policy), 'fleet', false);
+  countFleetRejection(request: PolicyRequest): void {
+    this.metrics!.countRejection(adaptiveTierName(request), 'fleet', false);
   }
 
   /** The published state, this instance's loops and the multipliers in force (admin, tests). */
@@ -132,6 +142,16 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
     return new Promise((resolve) => this.tickListeners.push(resolve));
   }
 
+  /** Takes the multipliers of the state held (enforce only); returns them for the metrics. */
+  private applyMultipliers(): Record<string, number> {
+    const multipliers = this.protection?.multipliers(Date.now()) ?? {};
+    // A limit that rose may let remembered rejections through sooner.
+    if (this.enforcing && this.requests!.setMultipliers(multipliers)) {
+      this.engine.forgetRejections();
+    }
+    return multipliers;
+  }
+
   private schedule(): void {
     if (this.stopped) return;
     const dueAt = performance.now() + LOCAL_TICK_MS;
@@ -145,10 +165,7 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       const signals = this.sampler!.sample(dueAt);
       await protection.tick(signals, Date.now(), performance.now() - this.startedAt);
-      const multipliers = protection.multipliers(Date.now());
-      if (this.enforcing && this.requests!.setMultipliers(multipliers)) {
-        this.engine.forgetRejections();
-      }
+      const multipliers = this.applyMultipliers();
       const measured = pressureOf(signals, this.options.targets);
       this.metrics!.setPressure(measured.bySignal, measured.value);
       this.metrics!.setLevels(
@@ -156,6 +173,7 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
         protection.local.level,
         protection.state?.boost ?? 0,
       );
+      this.metrics!.setLeading(protection.isLeading);
       this.metrics!.setMultipliers(multipliers);
     } finally {
       for (const listener of this.tickListeners.splice(0)) listener();

@@ -150,6 +150,11 @@ export class AdaptiveProtection {
     this.take(written);
   }
 
+  /** A state announced on the policy channel: taken if newer than the one held. */
+  receive(text: string): void {
+    this.take(text);
+  }
+
   /** The multiplier of each tier's thresholds on this instance at `now` (its own clock). */
   multipliers(now: number): Record<string, number> {
     return appliedMultipliers(this.held, this.options.tiers, now + this.redisOffsetMs);

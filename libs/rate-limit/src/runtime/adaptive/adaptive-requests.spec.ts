@@ -37,6 +37,14 @@ describe('AdaptiveRequests', () => {
     expect(shedPro).toBe(0);
   });
 
+  it('sheds by the tier the resolver named, even one the policy declares no thresholds for', () => {
+    const adaptive = new AdaptiveRequests(options, (tier) => (tier === 'free' ? 1 : 0));
+    // The policy's own thresholds (no `tier` on it), the request in tier 'free' all the same.
+    const named: PolicyRequest = { ...req(policy()), tier: 'free' };
+    expect(adaptive.adjust([named], true)).toEqual({ request: named, tier: 'free' });
+    expect(Array.isArray(adaptive.adjust([req(policy())], true))).toBe(true);
+  });
+
   it('decides opted-in policies on configured x multiplier; the same array when nothing changes', () => {
     const adaptive = new AdaptiveRequests(options, () => 0);
     const requests = [req(policy()), req(policy({ name: 'q', adaptive: false }))];

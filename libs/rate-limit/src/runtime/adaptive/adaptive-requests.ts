@@ -11,8 +11,12 @@ export interface AdaptiveShed {
 
 const CREDIT_EPSILON = 1e-9;
 
-/** The tier adaptive protection counts a policy's request in. */
-export const adaptiveTierName = (policy: RateLimitPolicy): string => policy.tier ?? 'default';
+/**
+ * The tier adaptive protection counts a request in: the one its resolver named (declared by the
+ * policy or not), else `default`.
+ */
+export const adaptiveTierName = (request: PolicyRequest): string =>
+  request.tier ?? request.policy.tier ?? 'default';
 
 /**
  * What adaptive protection does to one request's policies, in memory: the local loop's drop
@@ -48,10 +52,10 @@ export class AdaptiveRequests {
     return rose;
   }
 
-  /** The multiplier of `policy`'s thresholds now: 1 unless it opted in. */
-  multiplierOf(policy: RateLimitPolicy): number {
-    if (!isAdaptivePolicy(this.options, policy)) return 1;
-    return this.multipliers[adaptiveTierName(policy)] ?? 1;
+  /** The multiplier of the request's thresholds now: 1 unless its policy opted in. */
+  multiplierOf(request: PolicyRequest): number {
+    if (!isAdaptivePolicy(this.options, request.policy)) return 1;
+    return this.multipliers[adaptiveTierName(request)] ?? 1;
   }
 
   /**
@@ -64,7 +68,7 @@ export class AdaptiveRequests {
       const request = requests[i];
       const policy = request.policy;
       if (!isAdaptivePolicy(this.options, policy)) continue;
-      const tier = adaptiveTierName(policy);
+      const tier = adaptiveTierName(request);
       if (this.drops(tier)) return { request, tier };
       const multiplier = this.multipliers[tier] ?? 1;
       if (!apply || multiplier === 1) continue;

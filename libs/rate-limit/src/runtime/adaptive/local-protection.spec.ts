@@ -31,6 +31,16 @@ describe('LocalProtection', () => {
     ]);
   });
 
+  it('a 300 ms block spanning two ticks (both at full utilisation, both late) moves nothing', () => {
+    // Seen in the adaptive benchmark: at 0.5x C, with saturation confirmed over two ticks, a
+    // 300 ms block every 10 s made the instances shed (29 to 852 adaptive 429s a run).
+    const p = new LocalProtection(THREE_TIERS);
+    run(p, () => ({ ...CALM, elu: 0.6 }), 20);
+    const block = { ...CALM, elu: 1, eventLoopDelayMs: 300, tickLatenessMs: 300 };
+    const ticks = run(p, (i) => (i === 20 || i === 21 ? block : { ...CALM, elu: 0.6 }), 20, 20);
+    expect(ticks.every((t) => t.level === 0)).toBe(true);
+  });
+
   it('on saturation drops the lowest tier entirely before the next, never an exempt one', () => {
     const p = new LocalProtection(THREE_TIERS);
     run(p, () => CALM, 20);

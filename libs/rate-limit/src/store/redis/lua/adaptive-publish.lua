@@ -10,6 +10,8 @@
 --   ARGV[2]  the level (a number as text)
 --   ARGV[3]  the boost (a number as text)
 --   ARGV[4]  how long the state is kept without a new write, ms (stale long before that)
+--   ARGV[5]  the policy channel: the state is announced there as {"adaptive":"<state>"}, in
+--            the same call, so instances take it at once rather than at their next beat
 -- Output
 --   the state written, or false when this instance does not hold the lease
 if redis.replicate_commands then redis.replicate_commands() end
@@ -24,4 +26,6 @@ if stored then epoch = tonumber(string.match(stored, '^%[(%d+),')) or 0 end
 
 local state = '[' .. (epoch + 1) .. ',' .. ARGV[2] .. ',' .. ARGV[3] .. ',' .. nowMs .. ']'
 redis.call('SET', KEYS[2], state, 'PX', tonumber(ARGV[4]))
+-- The state is digits, commas, dots and brackets only: nothing to escape.
+redis.call('PUBLISH', ARGV[5], '{"adaptive":"' .. state .. '"}')
 return state
