@@ -33,6 +33,10 @@ export async function startAdaptiveFleet(
     { REDIS_URL: redisUrl },
     {
       RATE_LIMIT_ADAPTIVE: mode,
+      // Three instances and the generator share 2 cores: each loop also counts as busy the time
+      // it waits for a core, so utilisation reads ~0.7 at 0.5x C and ~1 from 0.65x C. At the
+      // library's 0.75 (right for an instance with cores of its own) the fleet held ~30 % of C.
+      RATE_LIMIT_ADAPTIVE_ELU_TARGET: process.env.ADAPTIVE_ELU_TARGET ?? '0.9',
       TRUST_PROXY: 'loopback',
       // Patient: the instances are meant to be overloaded, and a decision timing out would be
       // decided by the memory fallback, which is not what this measures.

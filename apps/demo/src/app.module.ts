@@ -51,7 +51,15 @@ export class AppModule {
               trustProxy: demo.trustProxy,
               ...(demo.adaptive === 'off'
                 ? {}
-                : { adaptive: { mode: demo.adaptive, tiers: DEMO_ADAPTIVE_TIERS } }),
+                : {
+                    adaptive: {
+                      mode: demo.adaptive,
+                      tiers: DEMO_ADAPTIVE_TIERS,
+                      ...(demo.adaptiveEluTarget === undefined
+                        ? {}
+                        : { targets: { elu: demo.adaptiveEluTarget } }),
+                    },
+                  }),
             };
           },
         }),

@@ -64,6 +64,21 @@ describe('RATE_LIMIT_ADAPTIVE', () => {
     expect(validateDemoEnv({ RATE_LIMIT_ADAPTIVE: value }).demo.adaptive).toBe(expected);
   });
 
+  it.each([
+    [undefined, undefined],
+    ['0.9', 0.9],
+  ])('reads RATE_LIMIT_ADAPTIVE_ELU_TARGET %j as %j', (value, expected) => {
+    expect(validateDemoEnv({ RATE_LIMIT_ADAPTIVE_ELU_TARGET: value }).demo.adaptiveEluTarget).toBe(
+      expected,
+    );
+  });
+
+  it.each(['0', '1.5', 'high'])('refuses RATE_LIMIT_ADAPTIVE_ELU_TARGET %j', (value) => {
+    expect(() => validateDemoEnv({ RATE_LIMIT_ADAPTIVE_ELU_TARGET: value })).toThrow(
+      `RATE_LIMIT_ADAPTIVE_ELU_TARGET must be a number above 0 and at most 1 (got ${JSON.stringify(value)})`,
+    );
+  });
+
   it('refuses another mode, naming the variable and the modes', () => {
     expect(() => validateDemoEnv({ RATE_LIMIT_ADAPTIVE: 'on' })).toThrow(
       'RATE_LIMIT_ADAPTIVE must be one of off, shadow, enforce (got "on")',

@@ -33,6 +33,8 @@ export interface DemoConfig {
   shedRejections: boolean;
   /** RATE_LIMIT_ADAPTIVE: adaptive protection's mode (off, shadow, enforce). */
   adaptive: AdaptiveMode;
+  /** RATE_LIMIT_ADAPTIVE_ELU_TARGET: its event-loop utilisation target; unset, the library's. */
+  adaptiveEluTarget?: number;
 }
 
 function hostPorts(
@@ -162,6 +164,10 @@ export function validateDemoEnv(env: Record<string, string | undefined>): { demo
       ),
       shedRejections: flag('RATE_LIMIT_SHED_REJECTIONS', env.RATE_LIMIT_SHED_REJECTIONS),
       adaptive: adaptiveMode(env.RATE_LIMIT_ADAPTIVE),
+      adaptiveEluTarget: fractionOrUnset(
+        'RATE_LIMIT_ADAPTIVE_ELU_TARGET',
+        env.RATE_LIMIT_ADAPTIVE_ELU_TARGET,
+      ),
     },
   };
 }
@@ -175,4 +181,16 @@ function adaptiveMode(value: string | undefined): AdaptiveMode {
     );
   }
   return mode;
+}
+
+/** A number above 0 and at most 1, or undefined when unset or empty. */
+function fractionOrUnset(name: string, value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!(n > 0 && n <= 1)) {
+    throw new Error(
+      `${name} must be a number above 0 and at most 1 (got ${JSON.stringify(value)})`,
+    );
+  }
+  return n;
 }

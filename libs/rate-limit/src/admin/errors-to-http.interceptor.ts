@@ -10,6 +10,7 @@ import {
   type NestInterceptor,
 } from '@nestjs/common';
 import { catchError, throwError, type Observable } from 'rxjs';
+import { AdaptiveUnavailableError } from '../errors/adaptive-unavailable.error';
 import { InvalidCursorError } from '../errors/invalid-cursor.error';
 import { InvalidIdentityError } from '../errors/invalid-identity.error';
 import { InvalidPolicyChangeError } from '../errors/invalid-policy-change.error';
@@ -32,6 +33,7 @@ export function toHttpError(error: unknown): unknown {
   if (error instanceof InvalidCursorError) return new BadRequestException(error.message);
   if (error instanceof InvalidIdentityError) return new BadRequestException(error.message);
   if (error instanceof StoredKeyConflictError) return new ConflictException(error.message);
+  if (error instanceof AdaptiveUnavailableError) return new ConflictException(error.message);
   if (error instanceof UncertainWriteError) return new GatewayTimeoutException(error.message);
   if (error instanceof RateLimitStoreError) {
     return new ServiceUnavailableException(`Redis is unavailable: ${error.message}`);

@@ -1,3 +1,4 @@
+import { ADAPTIVE_AUDIT_POLICY } from '../runtime/audit/audit-entry';
 import { Injectable } from '@nestjs/common';
 import { PolicyRegistry } from '../registry/policy-registry';
 import type { AuditEntry } from '../runtime/audit/audit-entry';
@@ -34,7 +35,8 @@ export class RateLimitAdminActivity {
   }
 
   auditLog(policy: string | undefined, limit: number): Promise<AuditEntry[]> {
-    if (policy !== undefined) this.registry.require(policy);
+    // "(adaptive)": adaptive protection's entries, which no policy name can be.
+    if (policy !== undefined && policy !== ADAPTIVE_AUDIT_POLICY) this.registry.require(policy);
     return fromStore(() => this.audit.list(policy, limit));
   }
 

@@ -6,6 +6,7 @@ import { ClientOverridesAdmin } from './client-overrides-admin';
 import { FailedTokenLimiter } from './failed-token-limiter';
 import { PolicyKeys } from './policy-keys';
 import { RateLimitAdminActivityController } from './rate-limit-admin-activity.controller';
+import { RateLimitAdminAdaptiveController } from './rate-limit-admin-adaptive.controller';
 import { RateLimitAdminActivity } from './rate-limit-admin-activity.service';
 import { RateLimitAdminClientsController } from './rate-limit-admin-clients.controller';
 import { RateLimitAdminController } from './rate-limit-admin.controller';
@@ -37,6 +38,7 @@ import { RateLimitAdminService } from './rate-limit-admin.service';
     RateLimitAdminController,
     RateLimitAdminClientsController,
     RateLimitAdminActivityController,
+    RateLimitAdminAdaptiveController,
   ],
   providers: [
     ...ADMIN_PLANE_PROVIDERS,

@@ -25,6 +25,7 @@ import { RejectedRoutes } from '../registry/rejected-routes';
 import { RouteTable } from '../registry/route-table';
 import { ClientOverrides } from '../runtime/client-overrides/client-overrides.service';
 import { ClientOverridesInUse } from '../runtime/client-overrides/client-overrides-in-use';
+import { AdaptiveControls } from '../runtime/adaptive/adaptive-controls.service';
 import { AdaptiveLimits } from '../runtime/adaptive/adaptive-limits.service';
 import { ADAPTIVE_LOAD_SOURCE } from '../runtime/adaptive/load-source';
 import { ChangeTrail } from '../runtime/audit/change-trail';
@@ -102,6 +103,7 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
     // AdaptiveLimits samples Node unless a test provides scripted signals here.
     { provide: ADAPTIVE_LOAD_SOURCE, useValue: null },
     AdaptiveLimits,
+    AdaptiveControls,
     RateLimitGuard,
   ],
   exports: [
@@ -124,6 +126,7 @@ import { RATE_LIMIT_OPTIONS, RateLimitConfigurableModule } from './rate-limit.mo
     InstanceHeartbeat,
     ChangeTrail,
     AdaptiveLimits,
+    AdaptiveControls,
   ],
 })
 export class RateLimitModule extends RateLimitConfigurableModule {}

@@ -59,7 +59,10 @@ export class TopRejectedQueryDto {
  * @publicApi
  */
 export class AuditQueryDto {
-  @ApiPropertyOptional({ description: "Only this policy's entries.", example: 'demo.gcra' })
+  @ApiPropertyOptional({
+    description: 'Only this policy\'s entries; "(adaptive)": adaptive protection\'s.',
+    example: 'demo.gcra',
+  })
   @IsOptionalNotNull()
   @IsString()
   @MaxLength(200)

@@ -84,6 +84,9 @@ const ACTIONS: AuditAction[] = [
   'client-override-set',
   'client-override-remove',
   'hash-write',
+  'adaptive-direction',
+  'adaptive-freeze',
+  'adaptive-reset',
 ];
 
 /** @publicApi */
@@ -118,8 +121,10 @@ export class AuditEntryDto implements AuditEntry {
   instance!: string;
 
   @ApiProperty({
-    enum: ['api', 'hash'],
-    description: "'hash': written straight into the policy's Redis hash",
+    enum: ['api', 'hash', 'adaptive'],
+    description:
+      "'hash': written straight into the policy's Redis hash; 'adaptive': the adaptive fleet " +
+      'loop changed direction (policy "(adaptive)")',
   })
   source!: AuditSource;
 }

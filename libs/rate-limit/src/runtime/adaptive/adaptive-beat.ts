@@ -19,6 +19,16 @@ export interface BeatReply {
   state: string | undefined;
   /** Fresh loads by instance id, with Redis time of each report (only when leading). */
   loads: { id: string; reportedAt: number; load: string }[];
+  /** Operators' controls: see AdaptiveControls. */
+  controls: AdaptiveControls;
+}
+
+/** What operators set through the admin API, for the fleet loop's leader to apply. */
+export interface AdaptiveControls {
+  /** Until when (Redis time, ms) the level and boost stay as they are; undefined: not frozen. */
+  frozenUntil?: number;
+  /** Bumped by each reset; the leader resets when it changes. Undefined: never reset. */
+  reset?: number;
 }
 
 /**
@@ -40,20 +50,25 @@ export class AdaptiveBeat {
     private readonly freshMs = FRESH_LOAD_MS,
   ) {}
 
-  get keys(): { loads: string; lease: string; state: string } {
+  get keys(): { loads: string; lease: string; state: string; controls: string } {
     const tag = `${this.prefix}:{adaptive}`;
-    return { loads: `${tag}:loads`, lease: `${tag}:leader`, state: `${tag}:state` };
+    return {
+      loads: `${tag}:loads`,
+      lease: `${tag}:leader`,
+      state: `${tag}:state`,
+      controls: `${tag}:controls`,
+    };
   }
 
   async beat(client: RedisClient, id: string, load: string, timeoutMs: number): Promise<BeatReply> {
-    const { loads, lease, state } = this.keys;
+    const { loads, lease, state, controls } = this.keys;
     const reply = (await this.script.run(
       client,
-      [loads, lease, state],
+      [loads, lease, state, controls],
       [id, load, this.leaseMs, this.freshMs],
       (r) => withTimeout(r, timeoutMs),
-    )) as [number, number, string | null, string[]];
-    const [nowMs, leading, stored, flat] = reply;
+    )) as [number, number, string | null, string[], (string | null)[]];
+    const [nowMs, leading, stored, flat, [frozenUntil, reset] = []] = reply;
     const fresh: BeatReply['loads'] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) {
       const comma = flat[i + 1].indexOf(',');
@@ -68,7 +83,33 @@ export class AdaptiveBeat {
       leading: leading === 1,
       state: stored ?? undefined,
       loads: fresh,
+      controls: {
+        ...(wholeNumber(frozenUntil) === undefined ? {} : { frozenUntil: Number(frozenUntil) }),
+        ...(wholeNumber(reset) === undefined ? {} : { reset: Number(reset) }),
+      },
     };
+  }
+
+  /** Holds the fleet's level and boost until `untilMs` (Redis time), or lifts a freeze (null). */
+  async freeze(client: RedisClient, untilMs: number | null, timeoutMs: number): Promise<void> {
+    const { controls } = this.keys;
+    await withTimeout(
+      untilMs === null
+        ? client.hdel(controls, 'frozenUntil')
+        : client.hset(controls, 'frozenUntil', String(untilMs)),
+      timeoutMs,
+    );
+  }
+
+  /** Asks the leader to return every tier to its configured thresholds at its next beat. */
+  async reset(client: RedisClient, timeoutMs: number): Promise<void> {
+    await withTimeout(client.hincrby(this.keys.controls, 'reset', 1), timeoutMs);
+  }
+
+  /** Redis time, ms (freezes are set on it, as the leader reads them). */
+  async redisNowMs(client: RedisClient, timeoutMs: number): Promise<number> {
+    const [seconds, micros] = await withTimeout(client.time(), timeoutMs);
+    return Number(seconds) * 1_000 + Math.floor(Number(micros) / 1_000);
   }
 
   /**
@@ -93,4 +134,10 @@ export class AdaptiveBeat {
     );
     return typeof written === 'string' ? written : undefined;
   }
+}
+
+/** A control's value when it is a whole number (anything written by hand otherwise is ignored). */
+function wholeNumber(value: string | null | undefined): number | undefined {
+  if (value === null || value === undefined || !/^\d{1,15}$/.test(value)) return undefined;
+  return Number(value);
 }

@@ -23,6 +23,8 @@ import {
 import { RedisConnection } from '../../store/redis/redis-connection';
 import { InstanceHeartbeat } from '../instance-heartbeat.service';
 import type { PolicyChannel } from '../policy-channel';
+import { ADAPTIVE_AUDIT_POLICY } from '../audit/audit-entry';
+import { ChangeTrail } from '../audit/change-trail';
 import { AdaptiveBeat } from './adaptive-beat';
 import { AdaptiveProtection } from './adaptive-protection';
 import { AdaptiveRequests, adaptiveTierName, type AdaptiveShed } from './adaptive-requests';
@@ -49,6 +51,7 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
   private metrics: AdaptiveMetrics | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly startedAt = performance.now();
+  private readonly beat: AdaptiveBeat;
   private stopped = false;
 
   constructor(
@@ -58,10 +61,12 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly engine: DecisionEngine,
     private readonly limiterMetrics: RateLimitMetrics,
     @Inject(RATE_LIMIT_CHANNEL) private readonly channel: PolicyChannel,
+    private readonly trail: ChangeTrail,
     @Optional() @Inject(ADAPTIVE_LOAD_SOURCE) private readonly source?: LoadSource | null,
   ) {
     this.options = config.adaptive;
     this.active = this.options.mode !== 'off';
+    this.beat = new AdaptiveBeat(config.keys.prefix);
   }
 
   onApplicationBootstrap(): void {
@@ -69,10 +74,20 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
     this.protection = new AdaptiveProtection(
       this.options,
       this.heartbeat.id,
-      new AdaptiveBeat(this.config.keys.prefix),
+      this.beat,
       () => this.connection.client,
       BACKGROUND_TIMEOUT_MS,
     );
+    // Each change of direction, with the signals behind it, into the audit log (when mounted).
+    this.protection.onChange(({ previous, direction, summary, ...state }) => {
+      void this.trail.record({
+        policy: ADAPTIVE_AUDIT_POLICY,
+        action: 'adaptive-direction',
+        before: { direction: previous ?? null },
+        after: { direction, summary, ...state },
+        source: 'adaptive',
+      });
+    });
     const local = this.protection.local;
     this.requests = new AdaptiveRequests(this.options, (tier) => local.dropShare(tier));
     this.sampler = this.source ?? new LoadSampler(cpuQuotaCores());
@@ -130,6 +145,7 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
     return {
       mode: this.options.mode,
       leading: p?.isLeading ?? false,
+      frozenUntil: p?.frozenUntil,
       state: p?.state,
       localLevel: p?.local.level ?? 0,
       multipliers: p?.multipliers(Date.now()) ?? {},

@@ -1,17 +1,13 @@
 import type { ResolvedAdaptiveOptions } from '../../adaptive/adaptive-options';
 import { DEFAULT_CONTROL_LAW } from '../../adaptive/control-law';
-import {
-  directionChange,
-  type Direction,
-  type DirectionChange,
-} from '../../adaptive/direction-change';
+import type { Direction, DirectionChange } from '../../adaptive/direction-change';
 import {
   initialControllerState,
-  stepController,
+  resetController,
   type ControllerState,
 } from '../../adaptive/fleet-controller';
-import { fleetPressureOf } from '../../adaptive/fleet-pressure';
-import { decodeLoad, encodeLoad } from '../../adaptive/load-codec';
+import { leaderStep } from '../../adaptive/leader-step';
+import { encodeLoad } from '../../adaptive/load-codec';
 import { LOCAL_TICK_MS } from '../../adaptive/local-shedding';
 import {
   DEFAULT_PRESSURE_FILTER,
@@ -26,7 +22,6 @@ import {
   isNewer,
   type PublishedAdaptiveState,
 } from '../../adaptive/published-state';
-import { maxLevel } from '../../adaptive/tier-multipliers';
 import type { RedisClient } from '../../store/redis/redis-script';
 import type { AdaptiveBeat } from './adaptive-beat';
 import { LocalProtection } from './local-protection';
@@ -34,10 +29,8 @@ import { SignalWindow } from './signal-window';
 
 /** Local ticks per heartbeat (250 ms x 4: one beat a second). */
 const TICKS_PER_BEAT = 1_000 / LOCAL_TICK_MS;
-/** Direction changes kept for whoever reads them (the audit log, once wired). */
+/** Direction changes kept in memory (the admin's view); the audit log gets each as it comes. */
 const CHANGES_KEPT = 50;
-/** A boost needs at least this share of some instance's requests rejected by configured limits. */
-const LIMITED_SHARE = 0.01;
 
 /**
  * Adaptive protection on one instance (SPEC section 15), without timers or Nest: its caller
@@ -56,11 +49,16 @@ export class AdaptiveProtection {
   /** Redis time minus this process's clock at the last beat (states carry Redis time). */
   private redisOffsetMs = 0;
   private ticks = 0;
+  /** The last reset counter this instance saw (undefined before its first beat). */
+  private seenReset: number | undefined;
+  /** Until when operators froze the fleet loop (Redis time), as of the last beat. */
+  frozenUntil: number | undefined;
   private decided = 0;
   private limitedByConfig = 0;
   private direction: Direction | undefined;
   /** The fleet loop's changes of direction while this instance led, newest last. */
   readonly changes: DirectionChange[] = [];
+  private readonly changeListeners: ((change: DirectionChange) => void)[] = [];
 
   constructor(
     private readonly options: ResolvedAdaptiveOptions,
@@ -110,39 +108,28 @@ export class AdaptiveProtection {
     }
     this.redisOffsetMs = reply.nowMs - now;
     this.take(reply.state);
+    const reset = reply.controls.reset ?? 0;
+    const resetAsked = this.seenReset !== undefined && reset !== this.seenReset;
+    this.seenReset = reset;
+    this.frozenUntil = reply.controls.frozenUntil;
     if (!reply.leading) {
       this.leading = false;
       return;
     }
     if (!this.leading) this.continueFrom(this.held);
     this.leading = true;
-    const loads = reply.loads
-      .map((l) => decodeLoad(l.id, l.reportedAt, l.load))
-      .filter((l) => l !== undefined);
-    const fleet = fleetPressureOf(loads, reply.nowMs);
-    const step = stepController(
+    // Operators first: a reset returns every tier to its configured thresholds at once, a
+    // freeze holds level and boost (the controller moves nothing until it ends).
+    if (resetAsked) this.fleet = resetController(DEFAULT_CONTROL_LAW);
+    this.fleet = { ...this.fleet, frozenUntil: this.frozenUntil };
+    const step = leaderStep(
       this.fleet,
-      {
-        now: reply.nowMs,
-        fleet,
-        demandLimited: loads.some((l) => l.limited >= LIMITED_SHARE),
-      },
-      {
-        law: DEFAULT_CONTROL_LAW,
-        maxLevel: maxLevel(this.options.tiers),
-        boostCeiling: this.options.boostCeiling,
-      },
+      reply,
+      this.options.tiers,
+      this.options.boostCeiling,
+      this.direction,
     );
-    this.record(
-      directionChange(
-        this.direction,
-        step.movement,
-        this.fleet,
-        step.state,
-        fleet,
-        this.options.tiers,
-      ),
-    );
+    this.record(step.change);
     this.fleet = step.state;
     const written = await this.beat
       .publish(client, this.id, step.state.level, step.state.boost, this.timeoutMs)
@@ -168,11 +155,17 @@ export class AdaptiveProtection {
     return this.leading;
   }
 
+  /** Tells `listener` of each change of direction this instance's fleet loop makes (the audit). */
+  onChange(listener: (change: DirectionChange) => void): void {
+    this.changeListeners.push(listener);
+  }
+
   private record(change: DirectionChange | undefined): void {
     if (change === undefined) return;
     this.direction = change.direction;
     this.changes.push(change);
     if (this.changes.length > CHANGES_KEPT) this.changes.shift();
+    for (const listener of this.changeListeners) listener(change);
   }
 
   private take(text: string | undefined): void {

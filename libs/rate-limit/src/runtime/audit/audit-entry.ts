@@ -7,10 +7,19 @@ export type AuditAction =
   | 'reset'
   | 'client-override-set'
   | 'client-override-remove'
-  | 'hash-write';
+  | 'hash-write'
+  | 'adaptive-direction'
+  | 'adaptive-freeze'
+  | 'adaptive-reset';
 
-/** Who made the change: the admin API, or a write straight into the policy's Redis hash. */
-export type AuditSource = 'api' | 'hash';
+/**
+ * Who made the change: the admin API, a write straight into the policy's Redis hash, or the
+ * adaptive fleet loop turning (its entries have the policy ADAPTIVE_AUDIT_POLICY).
+ */
+export type AuditSource = 'api' | 'hash' | 'adaptive';
+
+/** The `policy` of adaptive protection's entries: no policy name can have parentheses. */
+export const ADAPTIVE_AUDIT_POLICY = '(adaptive)';
 
 /**
  * One change of thresholds, one reset or one client override, as the audit log keeps it.
@@ -42,6 +51,9 @@ const ACTIONS = new Set<string>([
   'client-override-set',
   'client-override-remove',
   'hash-write',
+  'adaptive-direction',
+  'adaptive-freeze',
+  'adaptive-reset',
 ]);
 
 /** An entry as this library writes it; anything else in the log (written by hand) is not one. */
@@ -55,7 +67,7 @@ export function isAuditEntry(value: unknown): value is AuditEntry {
     typeof e.policy === 'string' &&
     ACTIONS.has(e.action as string) &&
     typeof e.instance === 'string' &&
-    (e.source === 'api' || e.source === 'hash') &&
+    (e.source === 'api' || e.source === 'hash' || e.source === 'adaptive') &&
     optionalText(e.tier) &&
     optionalText(e.identity) &&
     'before' in e &&

@@ -27,13 +27,14 @@ export class AuditLog implements ChangeSink {
    * when the change was one (so that refreshes do not take it for a direct write).
    */
   async record(change: AuditedChange, override?: object | null): Promise<void> {
+    const { source = 'api', ...changed } = change;
     const entry: AuditEntry = {
       at: Date.now(),
-      ...change,
+      ...changed,
       before: stripStamp(change.before ?? null),
       after: stripStamp(change.after ?? null),
       instance: this.heartbeat.id,
-      source: 'api',
+      source,
     };
     this.logger.log(describe(entry));
     const state = override === undefined ? undefined : overrideState(override);

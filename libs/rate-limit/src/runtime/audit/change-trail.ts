@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AuditAction } from './audit-entry';
+import type { AuditAction, AuditSource } from './audit-entry';
 
 /** What a caller tells of a change; time, instance and source are added by the audit log. */
 export interface AuditedChange {
@@ -9,6 +9,8 @@ export interface AuditedChange {
   readonly identity?: string;
   readonly before?: unknown;
   readonly after?: unknown;
+  /** @default 'api' */
+  readonly source?: AuditSource;
 }
 
 /** What keeps the changes (the admin plane's AuditLog). */

@@ -15,7 +15,7 @@ import { AdaptiveLimits } from '../../../src/runtime/adaptive/adaptive-limits.se
 import { ADAPTIVE_LOAD_SOURCE } from '../../../src/runtime/adaptive/load-source';
 import { startTestRedis, uniquePrefix, type TestRedis } from '../../support/redis-test-server';
 import { windowWithoutBoundary } from '../../support/window-headroom';
-import { createFixtureApp, PATIENT_TIMEOUT_MS } from '../fixtures/fixture-app';
+import { ADMIN_AUTH, createFixtureApp, PATIENT_TIMEOUT_MS } from '../fixtures/fixture-app';
 import { limitedController } from '../fixtures/limited-controller';
 
 const IDLE: LoadSignals = { elu: 0.1, eventLoopDelayMs: 1, heap: 0.1, tickLatenessMs: 0 };
@@ -66,6 +66,7 @@ async function start(mode: AdaptiveOptions['mode']): Promise<Running> {
       adaptive: { mode, tiers: TIERS },
     },
     controllers: [ROUTES],
+    admin: true,
     overrides: [
       { provide: ADAPTIVE_LOAD_SOURCE, useValue: { sample: () => signals.now, stop: () => {} } },
     ],
@@ -150,6 +151,23 @@ describe('adaptive protection through the guard', () => {
     expect(Number(free.headers['ratelimit-limit'])).toBe(Math.round(1_000 * multiplier));
     expect(Number(free.headers['ratelimit-limit'])).toBeLessThan(1_000);
     expect(Number(pro.headers['ratelimit-limit'])).toBe(1_000);
+    // The turn to shedding is in the audit log, with the signal behind it.
+    const audit = await request(app.getHttpServer())
+      .get('/admin/audit')
+      .query({ policy: '(adaptive)' })
+      .set(ADMIN_AUTH)
+      .expect(200);
+    expect(audit.body.items).toContainEqual(
+      expect.objectContaining({
+        policy: '(adaptive)',
+        action: 'adaptive-direction',
+        source: 'adaptive',
+        after: expect.objectContaining({
+          direction: 'shed',
+          summary: expect.stringContaining('eventLoopDelayMs dominant'),
+        }),
+      }),
+    );
   });
 
   it('shadow: computes and reports, rejects nothing', async () => {

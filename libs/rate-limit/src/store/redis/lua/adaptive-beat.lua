@@ -8,13 +8,16 @@
 --            instance encodes it; the time is Redis time, so skewed clocks agree)
 --   KEYS[2]  the lease: the leading instance's id, expiring after ARGV[3] ms
 --   KEYS[3]  the published state (string, as the leader encoded it; may be absent)
+--   KEYS[4]  operators' controls (hash, written by the admin API): `frozenUntil` (Redis time,
+--            ms) while the level and boost are to stay, `reset` (a counter) bumped by each reset
 --   ARGV[1]  this instance's id
 --   ARGV[2]  this instance's load, as it encodes it (stored after the time and a comma)
 --   ARGV[3]  the lease's length in ms (a leader that stops beating loses it after this long)
 --   ARGV[4]  how long a load counts, in ms (older fields are deleted here)
 -- Output
---   { nowMs, leading (1 or 0), state or false, loads }: loads is the flat list of
---   id, "<reportedAtMs>,<load>" pairs of every fresh instance, only when leading (else empty).
+--   { nowMs, leading (1 or 0), state or false, loads, controls }: loads is the flat list of
+--   id, "<reportedAtMs>,<load>" pairs of every fresh instance, only when leading (else empty);
+--   controls the values of frozenUntil and reset (false when unset).
 if redis.replicate_commands then redis.replicate_commands() end
 
 local t = redis.call('TIME')
@@ -50,4 +53,6 @@ if leading == 1 then
   end
 end
 
-return { nowMs, leading, redis.call('GET', KEYS[3]), loads }
+-- Every instance reads the controls, so one that takes the lease knows which reset it has seen.
+local controls = redis.call('HMGET', KEYS[4], 'frozenUntil', 'reset')
+return { nowMs, leading, redis.call('GET', KEYS[3]), loads, controls }
