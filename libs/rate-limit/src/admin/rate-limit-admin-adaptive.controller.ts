@@ -27,7 +27,7 @@ export class RateLimitAdminAdaptiveController {
   @Get()
   @ApiOperation({ summary: 'Adaptive protection on the answering instance: levels, multipliers' })
   @ApiOkResponse({ type: AdaptiveViewDto })
-  view(): AdaptiveViewDto {
+  async view(): Promise<AdaptiveViewDto> {
     const { mode, leading, frozenUntil, state, localLevel, multipliers } =
       this.controls.limits.snapshot;
     return {
@@ -37,6 +37,7 @@ export class RateLimitAdminAdaptiveController {
       state: state ?? null,
       localLevel,
       multipliers,
+      instances: await this.controls.instanceLoads(),
     };
   }
 
@@ -49,7 +50,7 @@ export class RateLimitAdminAdaptiveController {
   async freeze(@Body() body: FreezeAdaptiveDto): Promise<AdaptiveViewDto> {
     const until = await this.controls.freeze(body.minutes);
     await this.audit('adaptive-freeze', { frozenUntil: until, minutes: body.minutes });
-    return { ...this.view(), frozenUntil: until };
+    return { ...(await this.view()), frozenUntil: until };
   }
 
   @Delete('freeze')
@@ -59,7 +60,7 @@ export class RateLimitAdminAdaptiveController {
   async unfreeze(): Promise<AdaptiveViewDto> {
     await this.controls.freeze(null);
     await this.audit('adaptive-freeze', { frozenUntil: null });
-    return { ...this.view(), frozenUntil: null };
+    return { ...(await this.view()), frozenUntil: null };
   }
 
   @Post('reset')

@@ -21,6 +21,30 @@ export class FreezeAdaptiveDto {
 }
 
 /**
+ * One instance's load as its last heartbeat reported it.
+ * @publicApi
+ */
+export class AdaptiveInstanceLoadDto {
+  @ApiProperty({ example: 'api-7f9c/4242/1a2b3c4d' })
+  id!: string;
+
+  @ApiProperty({ type: 'integer', description: 'When it reported (epoch ms, Redis time).' })
+  reportedAt!: number;
+
+  @ApiProperty({ description: 'Its pressure, 1 = at target (0 while warming up).' })
+  pressure!: number;
+
+  @ApiProperty({ enum: ['elu', 'eventLoopDelayMs', 'cpu', 'heap', 'tickLatenessMs'] })
+  dominant!: string;
+
+  @ApiProperty({ description: 'Requests it decided in the second before.' })
+  rps!: number;
+
+  @ApiProperty({ description: 'Share of them its configured limits rejected.' })
+  limited!: number;
+}
+
+/**
  * Adaptive protection as the answering instance sees it.
  * @publicApi
  */
@@ -56,4 +80,11 @@ export class AdaptiveViewDto {
     example: { free: 0.4, pro: 1, enterprise: 1 },
   })
   multipliers!: Record<string, number>;
+
+  @ApiProperty({
+    type: AdaptiveInstanceLoadDto,
+    isArray: true,
+    description: "Every instance's last reported load (empty without Redis, or when off).",
+  })
+  instances!: AdaptiveInstanceLoadDto[];
 }

@@ -1,9 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RateLimitConfig } from '../../config/resolve-module-options';
+import type { InstanceLoad } from '../../adaptive/fleet-pressure';
+import { decodeLoad, type ReportedLoad } from '../../adaptive/load-codec';
 import { AdaptiveUnavailableError } from '../../errors/adaptive-unavailable.error';
 import { BACKGROUND_TIMEOUT_MS, RATE_LIMIT_CONFIG } from '../../rate-limit.constants';
 import { RedisConnection } from '../../store/redis/redis-connection';
 import type { RedisClient } from '../../store/redis/redis-script';
+import { withTimeout } from '../../store/redis/with-timeout';
 import { AdaptiveBeat } from './adaptive-beat';
 import { AdaptiveLimits } from './adaptive-limits.service';
 
@@ -37,6 +40,23 @@ export class AdaptiveControls {
         : (await this.beat.redisNowMs(client, BACKGROUND_TIMEOUT_MS)) + minutes * 60_000;
     await this.beat.freeze(client, until, BACKGROUND_TIMEOUT_MS);
     return until;
+  }
+
+  /**
+   * Every instance's last heartbeat load (pressure, its dominant signal, requests a second,
+   * share limited by configured thresholds), newest report per instance; [] without Redis.
+   */
+  async instanceLoads(): Promise<(InstanceLoad & ReportedLoad)[]> {
+    const client = this.connection.client;
+    if (!this.limits.active || !client) return [];
+    const stored = await withTimeout(client.hgetall(this.beat.keys.loads), BACKGROUND_TIMEOUT_MS);
+    const loads: (InstanceLoad & ReportedLoad)[] = [];
+    for (const [id, value] of Object.entries(stored)) {
+      const comma = value.indexOf(',');
+      const load = decodeLoad(id, Number(value.slice(0, comma)), value.slice(comma + 1));
+      if (load) loads.push(load);
+    }
+    return loads.sort((a, b) => a.id.localeCompare(b.id));
   }
 
   /** Every tier back to its configured thresholds at the leader's next beat. */

@@ -62,6 +62,7 @@ describe('adaptive protection in the admin API', () => {
       mode: 'off',
       leading: false,
       state: null,
+      instances: [],
     });
     const refused = await admin(app).post('adaptive/freeze', { minutes: 5 }).expect(409);
     expect(refused.body.message).toContain('Adaptive protection is off');
@@ -104,6 +105,9 @@ describe('adaptive protection in the admin API', () => {
       leading: true,
       frozenUntil: null,
       multipliers: { default: 1 },
+      instances: [
+        expect.objectContaining({ id: expect.any(String), dominant: expect.any(String), rps: 0 }),
+      ],
     });
 
     const audit = await admin(app).get('audit').query({ policy: '(adaptive)' }).expect(200);
