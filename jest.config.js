@@ -131,10 +131,14 @@ module.exports = {
       ...e2e,
       displayName: 'e2e-fastify',
       setupFiles: [...shared.setupFiles, '<rootDir>/tools/jest/fastify-platform.ts'],
-      // Which Redis topology the demo's environment selects does not depend on the platform.
+      // Which Redis topology the demo's environment selects does not depend on the platform;
+      // nor do adaptive protection's admin routes and Redis commands (its 429s are checked on
+      // both, in adaptive-guard): each file waits on 250 ms ticks, 24 s of a worker together.
       testPathIgnorePatterns: [
         ...e2e.testPathIgnorePatterns,
         '<rootDir>/test/demo-topologies.e2e-spec.ts',
+        '<rootDir>/libs/rate-limit/test/e2e/adaptive/adaptive-admin.e2e-spec.ts',
+        '<rootDir>/libs/rate-limit/test/e2e/adaptive/adaptive-commands.e2e-spec.ts',
       ],
     },
     {
