@@ -49,6 +49,11 @@ export class LoadSampler {
     };
   }
 
+  /** Delays the histogram has recorded since the last sample (each of its timer's firings). */
+  get delaysRecorded(): number {
+    return this.delay.count;
+  }
+
   stop(): void {
     this.delay.disable();
   }
