@@ -4,6 +4,7 @@ import { Banner } from './components/Banner';
 import { usePoll } from './poll';
 import { hrefOf, useRoute, type Route } from './router';
 import type { InstancesView } from './types';
+import { Adaptive } from './views/Adaptive';
 import { Instances } from './views/Instances';
 import { Login, tooMany } from './views/Login';
 import { Overview } from './views/Overview';
@@ -79,6 +80,9 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
           >
             Instances
           </a>
+          <a href={hrefOf.adaptive()} aria-current={route.view === 'adaptive' ? 'page' : undefined}>
+            Adaptive
+          </a>
         </nav>
         <button type="button" class="secondary" onClick={onSignOut}>
           Sign out
@@ -112,6 +116,8 @@ function View({
       return <PolicyPage key={route.name} name={route.name} />;
     case 'instances':
       return <Instances polled={instances} />;
+    case 'adaptive':
+      return <Adaptive />;
     default:
       return (
         <>

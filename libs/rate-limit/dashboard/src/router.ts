@@ -4,6 +4,7 @@ export type Route =
   | { view: 'overview' }
   | { view: 'policy'; name: string }
   | { view: 'instances' }
+  | { view: 'adaptive' }
   | { view: 'not-found'; hash: string };
 
 /** Hash routes so the page works under any server path without server-side rewrites. */
@@ -11,6 +12,7 @@ export function parseHash(hash: string): Route {
   const path = hash.replace(/^#/, '') || '/';
   if (path === '/' || path === '') return { view: 'overview' };
   if (path === '/instances') return { view: 'instances' };
+  if (path === '/adaptive') return { view: 'adaptive' };
   const policy = /^\/policies\/([^/]+)$/.exec(path);
   if (policy) {
     try {
@@ -30,6 +32,7 @@ export const hrefOf = {
   overview: () => here('#/'),
   policy: (name: string) => here(`#/policies/${encodeURIComponent(name)}`),
   instances: () => here('#/instances'),
+  adaptive: () => here('#/adaptive'),
 };
 
 export function useRoute(): Route {

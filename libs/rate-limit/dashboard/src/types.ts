@@ -132,3 +132,21 @@ export interface InstancesView {
   self: string;
   instances: InstanceView[];
 }
+
+/** GET /adaptive: adaptive protection on the answering instance, and every instance's load. */
+export interface AdaptiveView {
+  mode: 'off' | 'shadow' | 'enforce';
+  leading: boolean;
+  frozenUntil: number | null;
+  state: { epoch: number; level: number; boost: number; at: number } | null;
+  localLevel: number;
+  multipliers: Record<string, number>;
+  instances: {
+    id: string;
+    reportedAt: number;
+    pressure: number;
+    dominant: string;
+    rps: number;
+    limited: number;
+  }[];
+}
