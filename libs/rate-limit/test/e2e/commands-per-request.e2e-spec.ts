@@ -4,30 +4,20 @@
  * client flooding past its limit costs no round trip until it may pass again).
  */
 import type { INestApplication } from '@nestjs/common';
-import Redis from 'ioredis';
 import request from 'supertest';
 import { RATE_LIMIT_ALGORITHMS } from '@app/rate-limit';
-import { loadDecideScripts } from '../../src/store/redis/decide-script';
 import { startTestRedis, uniquePrefix, type TestRedis } from '../support/redis-test-server';
+import { isDecideCall, monitorCommands, type CommandLog } from '../support/redis-monitor';
 import { windowWithoutBoundary } from '../support/window-headroom';
 import { createFixtureApp, PATIENT_TIMEOUT_MS } from './fixtures/fixture-app';
 import { algorithmsController } from './fixtures/limited-controller';
 
-const scripts = loadDecideScripts();
-const DECIDE_SHAS = new Set([
-  scripts.all.sha1,
-  ...Object.values(scripts.byAlgorithm).map((script) => script.sha1),
-]);
-
 let redis: TestRedis;
 let app: INestApplication;
-let monitor: Awaited<ReturnType<Redis['monitor']>>;
-let admin: Redis;
-const seen: string[][] = [];
+let commands: CommandLog;
 
 beforeAll(async () => {
   redis = await startTestRedis();
-  admin = new Redis(redis.url);
   app = await createFixtureApp({
     limiter: {
       redis: redis.url,
@@ -38,35 +28,18 @@ beforeAll(async () => {
     // Nothing refills and no window ends during a burst: exactly 5 admitted, whatever the time.
     controllers: [algorithmsController('algo', { limit: 5, window: windowWithoutBoundary() })],
   });
-  // Loaded as on a server that has run them before: the first call on a server without them
-  // costs a NOSCRIPT and one SCRIPT LOAD more (test/redis-store.int-spec.ts counts that case).
-  for (const script of [scripts.all, ...Object.values(scripts.byAlgorithm)]) {
-    await admin.script('LOAD', script.source);
-  }
-  // monitor() opens a connection of its own: the client it is called on is closed at once.
-  const monitorOf = new Redis(redis.url);
-  monitor = await monitorOf.monitor();
-  monitorOf.disconnect();
-  monitor.on('monitor', (_time: string, args: string[]) => seen.push(args));
+  commands = await monitorCommands(redis.url);
 });
 
 afterAll(async () => {
-  monitor?.disconnect();
-  admin?.disconnect();
+  commands?.close();
   await app?.close();
   await redis?.close();
 });
 
-/** Decide script calls Redis ran since the last count; ends at a marker Redis echoed. */
+/** Decide script calls Redis ran since the last count. */
 async function decideCalls(): Promise<number> {
-  const marker = `marker-${Math.random()}`;
-  await admin.echo(marker);
-  while (!seen.some((args) => args[0] === 'echo' && args[1] === marker)) {
-    await new Promise((resolve) => monitor.once('monitor', resolve));
-  }
-  const calls = seen.filter((args) => args[0] === 'evalsha' && DECIDE_SHAS.has(args[1])).length;
-  seen.length = 0;
-  return calls;
+  return (await commands.since()).filter(isDecideCall).length;
 }
 
 it.each(RATE_LIMIT_ALGORITHMS.map((algo, i) => [algo, `203.0.113.${120 + i}`]))(

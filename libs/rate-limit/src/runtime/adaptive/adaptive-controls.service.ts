@@ -21,14 +21,17 @@ export const MAX_FREEZE_MINUTES = 1_440;
  */
 @Injectable()
 export class AdaptiveControls {
-  private readonly beat: AdaptiveBeat;
+  private beatOf: AdaptiveBeat | undefined;
 
   constructor(
-    @Inject(RATE_LIMIT_CONFIG) config: RateLimitConfig,
+    @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
     private readonly connection: RedisConnection,
     readonly limits: AdaptiveLimits,
-  ) {
-    this.beat = new AdaptiveBeat(config.keys.prefix);
+  ) {}
+
+  /** Made on first use: an application that never steers it reads no script for it. */
+  private get beat(): AdaptiveBeat {
+    return (this.beatOf ??= new AdaptiveBeat(this.config.keys.prefix));
   }
 
   /** Holds level and boost for `minutes` (null lifts a freeze); returns until when (Redis time). */

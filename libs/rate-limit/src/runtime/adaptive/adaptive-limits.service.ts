@@ -51,7 +51,6 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
   private metrics: AdaptiveMetrics | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly startedAt = performance.now();
-  private readonly beat: AdaptiveBeat;
   private stopped = false;
 
   constructor(
@@ -66,7 +65,6 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
   ) {
     this.options = config.adaptive;
     this.active = this.options.mode !== 'off';
-    this.beat = new AdaptiveBeat(config.keys.prefix);
   }
 
   onApplicationBootstrap(): void {
@@ -74,7 +72,8 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
     this.protection = new AdaptiveProtection(
       this.options,
       this.heartbeat.id,
-      this.beat,
+      // Its scripts are read here, not at construction: with mode 'off' nothing is.
+      new AdaptiveBeat(this.config.keys.prefix),
       () => this.connection.client,
       BACKGROUND_TIMEOUT_MS,
     );
