@@ -8,7 +8,6 @@ import {
 } from '@nestjs/common';
 import type { ResolvedAdaptiveOptions } from '../../adaptive/adaptive-options';
 import { LOCAL_TICK_MS } from '../../adaptive/local-shedding';
-import { pressureOf } from '../../adaptive/pressure';
 import type { RateLimitConfig } from '../../config/resolve-module-options';
 import type { RateLimitVerdict } from '../../decision/rate-limit-decision.interface';
 import { DecisionEngine } from '../../engine/decision-engine';
@@ -148,7 +147,6 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
       state: p?.state,
       localLevel: p?.local.level ?? 0,
       multipliers: p?.multipliers(Date.now()) ?? {},
-      changes: p ? [...p.changes] : [],
     };
   }
 
@@ -179,9 +177,12 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
     const protection = this.protection!;
     try {
       const signals = this.sampler!.sample(dueAt);
-      await protection.tick(signals, Date.now(), performance.now() - this.startedAt);
+      const { measured } = await protection.tick(
+        signals,
+        Date.now(),
+        performance.now() - this.startedAt,
+      );
       const multipliers = this.applyMultipliers();
-      const measured = pressureOf(signals, this.options.targets);
       this.metrics!.setPressure(measured.bySignal, measured.value);
       this.metrics!.setLevels(
         protection.state?.level ?? 0,

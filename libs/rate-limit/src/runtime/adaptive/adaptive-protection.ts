@@ -24,13 +24,11 @@ import {
 } from '../../adaptive/published-state';
 import type { RedisClient } from '../../store/redis/redis-script';
 import type { AdaptiveBeat } from './adaptive-beat';
-import { LocalProtection } from './local-protection';
+import { LocalProtection, type LocalTick } from './local-protection';
 import { SignalWindow } from './signal-window';
 
 /** Local ticks per heartbeat (250 ms x 4: one beat a second). */
 const TICKS_PER_BEAT = 1_000 / LOCAL_TICK_MS;
-/** Direction changes kept in memory (the admin's view); the audit log gets each as it comes. */
-const CHANGES_KEPT = 50;
 
 /**
  * Adaptive protection on one instance (SPEC section 15), without timers or Nest: its caller
@@ -56,8 +54,6 @@ export class AdaptiveProtection {
   private decided = 0;
   private limitedByConfig = 0;
   private direction: Direction | undefined;
-  /** The fleet loop's changes of direction while this instance led, newest last. */
-  readonly changes: DirectionChange[] = [];
   private readonly changeListeners: ((change: DirectionChange) => void)[] = [];
 
   constructor(
@@ -77,10 +73,15 @@ export class AdaptiveProtection {
   }
 
   /** One local tick; every fourth, the heartbeat (and the fleet loop when leading). */
-  async tick(signals: LoadSignals, now: number, uptimeMs: number): Promise<void> {
-    this.local.tick(signals, now, uptimeMs);
+  async tick(signals: LoadSignals, now: number, uptimeMs: number): Promise<LocalTick> {
+    const local = this.local.tick(signals, now, uptimeMs);
     this.window.add(signals);
-    if (++this.ticks % TICKS_PER_BEAT !== 0) return;
+    if (++this.ticks % TICKS_PER_BEAT === 0) await this.beatNow(now, uptimeMs);
+    return local;
+  }
+
+  /** The heartbeat: this second's load in, the state out; the fleet loop when leading. */
+  private async beatNow(now: number, uptimeMs: number): Promise<void> {
     const measured = pressureOf(this.window.take(), this.options.targets);
     this.beatPressure = nextInstancePressure(
       this.beatPressure,
@@ -163,8 +164,6 @@ export class AdaptiveProtection {
   private record(change: DirectionChange | undefined): void {
     if (change === undefined) return;
     this.direction = change.direction;
-    this.changes.push(change);
-    if (this.changes.length > CHANGES_KEPT) this.changes.shift();
     for (const listener of this.changeListeners) listener(change);
   }
 

@@ -12,12 +12,15 @@ import {
   pressureOf,
   type InstancePressure,
   type LoadSignals,
+  type Pressure,
 } from '../../adaptive/pressure';
 import { maxLevel } from '../../adaptive/tier-multipliers';
 
 /** What one local tick decided, for metrics and the audit. */
 export interface LocalTick {
   pressure: number;
+  /** This tick's signals over their targets, unfiltered (the metrics show them). */
+  measured: Pressure;
   level: number;
   movement: Movement;
   shares: Record<string, number>;
@@ -66,7 +69,13 @@ export class LocalProtection {
     );
     this.state = step.state;
     this.shares = step.state.level > 0 ? localDropShares(this.options.tiers, step.state.level) : {};
-    return { pressure, level: step.state.level, movement: step.movement, shares: this.shares };
+    return {
+      pressure,
+      measured,
+      level: step.state.level,
+      movement: step.movement,
+      shares: this.shares,
+    };
   }
 
   /** The share of a tier's requests to reject now: 0 for exempt and unlisted tiers, and at rest. */
