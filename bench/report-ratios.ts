@@ -38,6 +38,7 @@ export function libRatio(
   inflight: number,
   a: ContenderName,
   b: ContenderName,
+  measure: (run: LibraryRun) => number = (run) => run.opsPerSec,
 ): Spread {
   const cell = runs.filter((r) => r.keys === keys && r.inflight === inflight);
   const reps = [...new Set(cell.map((r) => r.repetition))];
@@ -45,7 +46,7 @@ export function libRatio(
     reps.flatMap((rep) => {
       const x = cell.find((r) => r.repetition === rep && r.contender === a);
       const y = cell.find((r) => r.repetition === rep && r.contender === b);
-      return x && y ? [x.opsPerSec / y.opsPerSec] : [];
+      return x && y ? [measure(x) / measure(y)] : [];
     }),
   );
 }

@@ -3,6 +3,7 @@ import { RATE_LIMIT_ALGORITHMS } from '../libs/rate-limit/src/policy/rate-limit-
 import { stackedScenario } from './http/ours-scenarios';
 import { SCENARIOS } from './http/scenarios';
 import { CONTENDERS } from './library/contenders';
+import { renderLibraryCpu } from './report-library-cpu';
 import type { BenchResults } from './bench-results';
 import {
   counts,
@@ -160,7 +161,7 @@ export function renderMarkdown(results: BenchResults): string {
       '.',
   );
   const libErrors = library.reduce((n, r) => n + r.errors, 0);
-  out.push('');
+  out.push('', ...renderLibraryCpu(library));
   out.push(
     `Errors during library runs: ${libErrors}; decisions of ours not made by Redis (timeout fallback): ${results.libraryOursNotFromRedis}.`,
     '',

@@ -5,6 +5,7 @@ import {
 } from '../libs/rate-limit/src/policy/rate-limit-algorithm';
 import type { BenchResults } from './bench-results';
 import { stackedScenario } from './http/ours-scenarios';
+import { loneCpuRatio } from './report-library-cpu';
 import { httpRatio, libRatio, ONE, OVERRIDES_10K, TIERS, x2 } from './report-ratios';
 
 /** Issue 16's memory targets; the sliding log's cost grows with its entries and has none. */
@@ -82,6 +83,12 @@ export function targets(results: BenchResults): TargetVerdict[] {
     at(1, 'rate-limiter-flexible', 1.0);
     at(1, 'floor', 0.9);
     at(256, 'rate-limiter-flexible', 1.5);
+    const cpu = loneCpuRatio(library, keys, 'rate-limiter-flexible');
+    verdicts.push({
+      target: `Node CPU per lone consume() <= rate-limiter-flexible's (${keys})`,
+      measured: x2(cpu.median),
+      pass: cpu.median <= 1.0,
+    });
   }
   for (const algo of RATE_LIMIT_ALGORITHMS) {
     const bound = MEMORY_TARGET_B[algo];

@@ -29,6 +29,12 @@ export interface LibraryRun {
   readonly errors: number;
   /** Redis command execution time per call (INFO commandstats), in µs. */
   readonly redisUsecPerOp: number;
+  /**
+   * This process's CPU time (user + system, process.cpuUsage) per call, in µs: the Node work of
+   * one decision, client included. Steadier than calls/s on a shared host, since time spent
+   * waiting for a core or for Redis is not in it.
+   */
+  readonly cpuUsecPerOp: number;
 }
 
 async function drive(
@@ -78,12 +84,15 @@ export async function runLibraryBench(
           await drive(contenders.call[contender], ids, inflight, options.warmupMs);
           await sleep(50);
           await resetRedisStats(admin);
+          const cpuBefore = process.cpuUsage();
           const { ops, errors, elapsedMs } = await drive(
             contenders.call[contender],
             ids,
             inflight,
             options.durationMs,
           );
+          const cpu = process.cpuUsage(cpuBefore);
+          const cpuUsecPerOp = (cpu.user + cpu.system) / Math.max(1, ops);
           const redisUsecPerOp = (await redisCommandUsec(admin)).total / Math.max(1, ops);
           const opsPerSec = ops / (elapsedMs / 1000);
           runs.push({
@@ -95,6 +104,7 @@ export async function runLibraryBench(
             ops,
             errors,
             redisUsecPerOp,
+            cpuUsecPerOp,
           });
           line.push(`${contender} ${Math.round(opsPerSec)}${errors ? ` (${errors} errors)` : ''}`);
         }

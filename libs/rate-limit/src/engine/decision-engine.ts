@@ -4,7 +4,7 @@ import type { RateLimitVerdict } from '../decision/rate-limit-decision.interface
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { DECISION_OBSERVERS, RATE_LIMIT_CONFIG, RATE_LIMIT_STORE } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
-import type { RateLimitStore, StoreOp, StoreReply } from '../store/rate-limit-store.interface';
+import type { RateLimitStore, StoreOp } from '../store/rate-limit-store.interface';
 import { BlockedCache, rejectionKey } from './blocked-cache';
 import type { DecisionObserver } from './decision-observer';
 import { FallbackStore } from './fallback-store';
@@ -116,41 +116,44 @@ export class DecisionEngine implements OnModuleDestroy {
     options?: DecideOptions,
   ): Promise<RateLimitVerdict> {
     const nowMs = Date.now();
-    const verdict = await this.run('consume', requests, options);
+    const verdict = await this.run('consume', requests, options, nowMs);
     if (wallTime && !verdict.allowed) {
       this.blocked.remember(this.rejectionKey(requests), verdict, nowMs);
     }
     return this.counted(verdict, requests);
   }
 
-  private async run(
+  /** `startedMs`: when the decision began (what the outage fallback dates its notes by). */
+  private run(
     op: StoreOp,
     requests: readonly PolicyRequest[],
     options?: DecideOptions,
+    startedMs = Date.now(),
   ): Promise<RateLimitVerdict> {
     const nowUs = options?.nowMs === undefined ? undefined : Math.floor(options.nowMs * 1000);
     const groups = groupRequests(this.config.keys, requests);
-    if (this.store.decideAll) {
-      const reply = await this.store.decideAll(
-        op,
-        groups.map((g) => g.entries),
-        nowUs,
-      );
-      return verdictOf(requests, groups, perGroup(groups, reply), this.store.source);
+    const { store } = this;
+    if (store.decideAll) {
+      return store
+        .decideAll(
+          op,
+          groups.map((g) => g.entries),
+          nowUs,
+        )
+        .then((reply) => verdictOf(requests, groups, perGroup(groups, reply), store.source));
     }
-    const startedMs = Date.now();
-    let replies: StoreReply[];
-    try {
-      // The usual case, one identity: one store call and nothing to refund.
-      replies =
-        groups.length === 1
-          ? [await this.store.decide(op, groups[0].entries, nowUs)]
-          : await decideGroups(this.store, op, groups, nowUs, this.logger);
-    } catch (error) {
-      return this.fallback.decide(op, requests, groups, error as Error, nowUs, startedMs);
-    }
-    this.fallback.decided(op, groups, replies, startedMs);
-    return verdictOf(requests, groups, replies, this.store.source);
+    // The usual case, one identity: one store call and nothing to refund.
+    const replies =
+      groups.length === 1
+        ? store.decide(op, groups[0].entries, nowUs).then((reply) => [reply])
+        : decideGroups(store, op, groups, nowUs, this.logger);
+    return replies.then(
+      (decided) => {
+        this.fallback.decided(op, groups, decided, startedMs);
+        return verdictOf(requests, groups, decided, store.source);
+      },
+      (error: Error) => this.fallback.decide(op, requests, groups, error, nowUs, startedMs),
+    );
   }
 
   private counted(verdict: RateLimitVerdict, requests: readonly PolicyRequest[]): RateLimitVerdict {

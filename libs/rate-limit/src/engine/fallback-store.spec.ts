@@ -187,6 +187,21 @@ describe('RedisRemaining: what was left when Redis stopped answering', () => {
     expect(remaining.allowance(entry(p).key, alone, undefined, 100_000)).toBe(20);
   });
 
+  it('forgets a key at the reset Redis last gave, on its own clock, and keeps a run until then', () => {
+    const remaining = seen();
+    nowMs = 0;
+    remaining.note([entry(p)], redisSaid(30, 100));
+    nowMs = 60;
+    remaining.note([entry(p)], redisSaid(20, 100)); // the run goes on; its reset moves to 160
+    nowMs = 159;
+    expect(remaining.has(entry(p).key)).toBe(true);
+    expect(remaining.resetMs(entry(p).key)).toBe(1);
+    expect(remaining.allowance(entry(p).key, alone, undefined, 60)).toBe(20);
+    nowMs = 160;
+    expect(remaining.has(entry(p).key)).toBe(false);
+    expect(remaining.allowance(entry(p).key, alone, undefined, 160)).toBeUndefined();
+  });
+
   it('keeps the remainder as it is with a single reply, or a remainder that grew (a new window)', () => {
     const remaining = seen();
     nowMs = 0;

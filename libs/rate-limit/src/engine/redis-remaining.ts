@@ -21,6 +21,8 @@ interface Seen {
   leftAtOutage?: number;
   /** Admitted by this instance's fallback in the run (in any spell without Redis). */
   spent: number;
+  /** The key's reset as Redis last said (this process's clock, ms): forgotten after it. */
+  expiresAtMs: number;
 }
 
 /**
@@ -40,7 +42,17 @@ export class RedisRemaining {
     maxKeys: number,
     private readonly clockMs: () => number = Date.now,
   ) {
+    // Expiry is kept in each entry and checked where it is read (live()): the cache's own TTLs
+    // read the clock and arm a timer on the request path.
     this.seen = new LRUCache<string, Seen>({ max: maxKeys });
+  }
+
+  /** The key's entry unless its reset has passed (then it is dropped); read as recently used. */
+  private live(key: string, nowMs = this.clockMs()): Seen | undefined {
+    const seen = this.seen.get(key);
+    if (seen === undefined || seen.expiresAtMs > nowMs) return seen;
+    this.seen.delete(key);
+    return undefined;
   }
 
   /**
@@ -53,6 +65,7 @@ export class RedisRemaining {
     askedAtMs: number = this.clockMs(),
   ): void {
     const atMs = askedAtMs;
+    const nowMs = this.clockMs();
     for (let i = 0; i < entries.length; i++) {
       const { key, policy } = entries[i];
       if (policy.mode === 'shadow') continue;
@@ -62,24 +75,31 @@ export class RedisRemaining {
         this.seen.delete(key);
         continue;
       }
-      const last = this.seen.get(key);
+      const admitted = reply.admitted && allowed ? entries[i].cost : 0;
+      const last = this.live(key, nowMs);
       // A remainder that grew (a refill, a new window, a reset) starts a new run.
-      const continues = last !== undefined && remaining <= last.remaining;
-      this.seen.set(
-        key,
-        {
+      if (last === undefined || remaining > last.remaining) {
+        this.seen.set(key, {
           remaining,
           atMs,
-          fromRemaining: continues ? last.fromRemaining : remaining,
-          fromMs: continues ? last.fromMs : atMs,
+          fromRemaining: remaining,
+          fromMs: atMs,
           policy,
-          admitted:
-            (continues ? last.admitted : 0) + (reply.admitted && allowed ? entries[i].cost : 0),
-          // Admitted by the fallback in an earlier spell of the run: Redis never heard of them.
-          spent: continues ? last.spent : 0,
-        },
-        { ttl: resetMs },
-      );
+          admitted,
+          spent: 0,
+          expiresAtMs: nowMs + resetMs,
+        });
+        continue;
+      }
+      // The run goes on: updated in place (this runs on every decision), keeping where the run
+      // began and what the fallback admitted in an earlier spell of it (Redis never heard of
+      // those); the remainder at the next outage is estimated afresh.
+      last.remaining = remaining;
+      last.atMs = atMs;
+      last.policy = policy;
+      last.admitted += admitted;
+      last.leftAtOutage = undefined;
+      last.expiresAtMs = nowMs + resetMs;
     }
   }
 
@@ -93,7 +113,7 @@ export class RedisRemaining {
     for (let i = 0; i < entries.length; i++) {
       const { key, policy, cost } = entries[i];
       if (policy.mode === 'shadow') continue;
-      const seen = this.seen.get(key);
+      const seen = this.live(key);
       if (!seen) {
         this.note([entries[i]], { ...reply, outcomes: [reply.outcomes[i]] });
         continue;
@@ -126,7 +146,7 @@ export class RedisRemaining {
     fraction: number | undefined,
     outageSinceMs: number,
   ): number | undefined {
-    const seen = this.seen.get(key);
+    const seen = this.live(key);
     if (!seen) return undefined;
     seen.leftAtOutage ??= leftAt(seen, outageSinceMs);
     const share = leftShareOf(seen.leftAtOutage, standing, fraction);
@@ -139,15 +159,17 @@ export class RedisRemaining {
 
   /** Milliseconds until the key's last known reset. */
   resetMs(key: string): number {
-    return Math.max(1, Math.ceil(this.seen.getRemainingTTL(key)));
+    const seen = this.live(key);
+    return seen ? Math.max(1, Math.ceil(seen.expiresAtMs - this.clockMs())) : 1;
   }
 
   has(key: string): boolean {
-    return this.seen.has(key);
+    const seen = this.seen.peek(key);
+    return seen !== undefined && seen.expiresAtMs > this.clockMs();
   }
 
   spend(key: string, cost: number): void {
-    const seen = this.seen.get(key);
+    const seen = this.live(key);
     if (seen) seen.spent += cost;
   }
 

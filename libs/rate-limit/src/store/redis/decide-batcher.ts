@@ -59,6 +59,7 @@ export class DecideBatcher {
     this.scheduled = false;
     const all = this.waiting;
     this.waiting = [];
+    if (all.length === 1) return this.sendOne(all);
     let calls = Math.ceil(all.length / this.maxGroups);
     if (calls === 1 && this.inFlight === 0 && all.length >= MIN_GROUPS_TO_SPLIT) calls = 2;
     const size = Math.ceil(all.length / calls);
@@ -69,7 +70,8 @@ export class DecideBatcher {
 
   private sendOne(batch: readonly Waiting[]): void {
     this.inFlight++;
-    this.sendBatch(batch.map((w) => w.entries)).then(
+    const groups = batch.length === 1 ? [batch[0].entries] : batch.map((w) => w.entries);
+    this.sendBatch(groups).then(
       (replies) => {
         this.inFlight--;
         batch.forEach((w, i) => {

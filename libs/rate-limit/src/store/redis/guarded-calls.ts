@@ -1,7 +1,7 @@
 import { RateLimitStoreError, type StoreFailure } from '../../errors/rate-limit-store.error';
 import type { CircuitBreaker } from './circuit-breaker';
 import type { RedisClient, RoundTrip } from './redis-script';
-import { withTimeout } from './with-timeout';
+import { RoundTripDeadlines } from './round-trip-deadlines';
 
 /** Receives command latencies, failures and circuit changes (the metrics). */
 export interface StoreObserver {
@@ -15,42 +15,52 @@ export interface StoreObserver {
  * a dead Redis), and every outcome told to the breaker and the metrics.
  */
 export class GuardedCalls {
+  /** Every round trip within the command timeout, on one timer (see RoundTripDeadlines). */
+  private readonly deadlines: RoundTripDeadlines;
+
   constructor(
     private readonly client: RedisClient,
     private readonly breaker: CircuitBreaker,
-    private readonly timeoutMs: number,
+    timeoutMs: number,
     private readonly observer?: StoreObserver,
-  ) {}
+  ) {
+    this.deadlines = new RoundTripDeadlines(timeoutMs);
+  }
 
   /** Runs `command`, whose every round trip to Redis must answer within the command timeout. */
-  async send<T>(command: (roundTrip: RoundTrip) => Promise<T>): Promise<T> {
+  send<T>(command: (roundTrip: RoundTrip) => Promise<T>): Promise<T> {
     if (this.client.status !== 'ready') {
       return this.failFast(`Redis is not connected (${this.client.status})`);
     }
     if (this.breaker.isOpen) return this.failFast('Redis circuit is open after repeated failures');
     const started = performance.now();
-    try {
-      const result = await command(this.roundTrip);
-      this.breaker.succeeded();
-      this.observer?.observeCommand((performance.now() - started) / 1000);
-      return result;
-    } catch (caught) {
-      this.breaker.failed();
-      const error =
-        caught instanceof RateLimitStoreError
-          ? caught
-          : new RateLimitStoreError('error', `Redis failed: ${(caught as Error).message}`, {
-              cause: caught,
-            });
-      this.observer?.observeCommand((performance.now() - started) / 1000, error.failure);
-      throw error;
-    }
+    return command(this.deadlines.bound).then(
+      (result) => {
+        this.breaker.succeeded();
+        this.observer?.observeCommand((performance.now() - started) / 1000);
+        return result;
+      },
+      (caught: unknown) => {
+        this.breaker.failed();
+        const error =
+          caught instanceof RateLimitStoreError
+            ? caught
+            : new RateLimitStoreError('error', `Redis failed: ${(caught as Error).message}`, {
+                cause: caught,
+              });
+        this.observer?.observeCommand((performance.now() - started) / 1000, error.failure);
+        throw error;
+      },
+    );
   }
 
-  private readonly roundTrip: RoundTrip = (reply) => withTimeout(reply, this.timeoutMs);
+  /** Stops the deadlines' timer (the store is closing). */
+  dispose(): void {
+    this.deadlines.dispose();
+  }
 
-  private failFast(message: string): never {
+  private failFast(message: string): Promise<never> {
     this.observer?.observeCommand(0, 'unavailable');
-    throw new RateLimitStoreError('unavailable', message);
+    return Promise.reject(new RateLimitStoreError('unavailable', message));
   }
 }

@@ -29,7 +29,7 @@ export class RedisScript {
     this.sha1 = createHash('sha1').update(source).digest('hex');
   }
 
-  async run(
+  run(
     client: RedisClient,
     keys: readonly string[],
     args: readonly (string | number)[],
@@ -37,11 +37,20 @@ export class RedisScript {
   ): Promise<unknown> {
     // Each round trip is bounded on its own: NOSCRIPT is an answer, and what follows it (first
     // call after a Redis restart) gets the whole timeout again.
-    try {
-      return await roundTrip(client.evalsha(this.sha1, keys.length, ...keys, ...args));
-    } catch (error) {
-      if (!isNoScript(error)) throw error;
-    }
+    return roundTrip(client.evalsha(this.sha1, keys.length, ...keys, ...args)).catch(
+      (error: unknown) => {
+        if (!isNoScript(error)) throw error;
+        return this.loadAndRun(client, keys, args, roundTrip);
+      },
+    );
+  }
+
+  private async loadAndRun(
+    client: RedisClient,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+    roundTrip: RoundTrip,
+  ): Promise<unknown> {
     await roundTrip(this.load(client));
     try {
       return await roundTrip(client.evalsha(this.sha1, keys.length, ...keys, ...args));

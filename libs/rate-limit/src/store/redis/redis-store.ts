@@ -87,6 +87,7 @@ export class RedisStore implements RateLimitStore {
 
   onModuleDestroy(): void {
     this.breaker.dispose();
+    this.calls.dispose();
   }
 
   async decide(
@@ -103,7 +104,7 @@ export class RedisStore implements RateLimitStore {
   }
 
   /** One script call for several groups; each group is decided all-or-nothing on its own. */
-  private async decideGroups(
+  private decideGroups(
     op: StoreOp,
     groups: readonly (readonly StoreEntry[])[],
     nowUs?: number,
@@ -111,13 +112,23 @@ export class RedisStore implements RateLimitStore {
   ): Promise<(StoreReply | RateLimitStoreError)[]> {
     const { keys, args } = encodeDecideCall(op, groups, nowUs, chargedAtUs);
     const script = this.scriptFor(groups);
-    let reply: unknown;
-    try {
-      reply = await this.calls.send((roundTrip) => script.run(this.client, keys, args, roundTrip));
-    } catch (error) {
-      if (op === 'consume' && this.lateListener) watchLateReply(error, groups, this.lateListener);
-      throw error;
-    }
+    return this.calls
+      .send((roundTrip) => script.run(this.client, keys, args, roundTrip))
+      .then(
+        (reply) => this.repliesOf(op, groups, reply),
+        (error: unknown) => {
+          if (op === 'consume' && this.lateListener)
+            watchLateReply(error, groups, this.lateListener);
+          throw error;
+        },
+      );
+  }
+
+  private repliesOf(
+    op: StoreOp,
+    groups: readonly (readonly StoreEntry[])[],
+    reply: unknown,
+  ): (StoreReply | RateLimitStoreError)[] {
     if (op === 'refund') return groups.map(() => REFUNDED);
     const replies = parseDecideReply(reply, groups);
     for (const r of replies) {
