@@ -16,7 +16,7 @@ import {
  * Client overrides as both stores decide them (decide.lua reads the client's key in the same
  * call; the memory store mirrors it): the same expectations for Redis and memory, every algorithm.
  */
-const factories: StoreFactory[] = [redisFactory(), memoryFactory()];
+const factories: StoreFactory[] = [redisFactory(), redisFactory('scripts'), memoryFactory()];
 
 describe.each(factories)('client overrides: $name store', (factory) => {
   let sut: StoreUnderTest;

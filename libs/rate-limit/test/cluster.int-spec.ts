@@ -281,27 +281,48 @@ describe('rate limiting on a Redis Cluster (3 masters, 3 replicas)', () => {
     report(`scan: 1200 keys in ${pages} pages over ${masters.length} masters`);
   });
 
-  it('reloads the script on every master after SCRIPT FLUSH (NOSCRIPT handled)', async () => {
+  /** Enough identities to reach every master, each hit three times from two stores. */
+  async function hitEverywhere(first: RateLimitStore, second: RateLimitStore): Promise<void> {
+    const keys = new KeyBuilder(uniquePrefix());
+    const p = policy({ algo: 'sliding-window-counter', limit: 2, window: '1h' });
+    const identities = Array.from({ length: 30 }, (_, i) => `key:${i}`);
+    for (const m of await cluster.masters())
+      expect(identities.some((id) => owns(m, slotOf(keys.identityTag(id))))).toBe(true);
+    for (const id of identities) {
+      const out = [
+        await new Client(sut({ store: first }, keys), id).hit(p),
+        await new Client(sut({ store: second }, keys), id).hit(p),
+        await new Client(sut({ store: first }, keys), id).hit(p),
+      ];
+      expect(out.map((o) => o.allowed)).toEqual([true, true, false]);
+    }
+  }
+
+  it('loads the decide library on every master again after FUNCTION FLUSH (FCALL)', async () => {
+    const { library } = loadDecideScripts().library;
+    const hasLibrary = async (port: number) =>
+      ((await node(port).call('FUNCTION', 'LIST', 'LIBRARYNAME', library)) as unknown[]).length;
+    // On the masters (a replica refuses writes): their replicas follow.
+    const masters = await cluster.masters();
+    await Promise.all(masters.map((m) => node(m.port).call('FUNCTION', 'FLUSH')));
+    for (const m of masters) expect(await hasLibrary(m.port)).toBe(0);
+    await hitEverywhere(A.store, B.store);
+    for (const m of masters) expect(await hasLibrary(m.port)).toBe(1);
+  });
+
+  it('reloads the script on every master after SCRIPT FLUSH (EVALSHA, NOSCRIPT handled)', async () => {
     // Single-policy calls of one algorithm run that algorithm's script.
     const sha = loadDecideScripts().byAlgorithm['sliding-window-counter'].sha1;
     await Promise.all(cluster.nodes.map((n) => node(n.port).script('FLUSH')));
     const masters = await cluster.masters();
     for (const m of masters) expect(await node(m.port).script('EXISTS', sha)).toEqual([0]);
-
-    const keys = new KeyBuilder(uniquePrefix());
-    const p = policy({ algo: 'sliding-window-counter', limit: 2, window: '1h' });
-    // Enough identities to reach every master, each hit three times from both instances.
-    const identities = Array.from({ length: 30 }, (_, i) => `key:${i}`);
-    for (const m of masters)
-      expect(identities.some((id) => owns(m, slotOf(keys.identityTag(id))))).toBe(true);
-    for (const id of identities) {
-      const out = [
-        await new Client(sut(A, keys), id).hit(p),
-        await new Client(sut(B, keys), id).hit(p),
-        await new Client(sut(A, keys), id).hit(p),
-      ];
-      expect(out.map((o) => o.allowed)).toEqual([true, true, false]);
-    }
+    const scripts = (instance: Instance) =>
+      new RedisStore({
+        client: instance.store.client,
+        commandTimeoutMs: 2_000,
+        decideWith: 'scripts',
+      });
+    await hitEverywhere(scripts(A), scripts(B));
     for (const m of masters) expect(await node(m.port).script('EXISTS', sha)).toEqual([1]);
   });
 

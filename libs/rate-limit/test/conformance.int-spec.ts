@@ -14,7 +14,7 @@ import { seededRandom } from './support/seeded-random';
  * One suite, two stores: every expectation below must hold for Redis (Lua) and for the
  * in-memory store alike. Time is explicit (`now`) wherever it matters.
  */
-const factories: StoreFactory[] = [redisFactory(), memoryFactory()];
+const factories: StoreFactory[] = [redisFactory(), redisFactory('scripts'), memoryFactory()];
 const BUCKETS: RateLimitAlgorithm[] = ['token-bucket', 'leaky-bucket', 'gcra'];
 
 describe.each(factories)('conformance: $name store', (factory) => {

@@ -30,7 +30,7 @@ describe('RedisStore batching of concurrent consume calls', () => {
     const stats = await admin.info('commandstats');
     const count = (name: string) =>
       Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
-    return count('evalsha') + count('eval');
+    return count('evalsha') + count('eval') + count('fcall');
   }
 
   function clients(store: RedisStore, count: number): Client[] {

@@ -26,7 +26,7 @@ const EXTREMES = [
 ];
 
 const redis = redisFactory();
-const factories: StoreFactory[] = [redis, memoryFactory()];
+const factories: StoreFactory[] = [redis, redisFactory('scripts'), memoryFactory()];
 
 describe.each(factories)('extreme valid thresholds: $name store', (factory) => {
   let sut: StoreUnderTest;

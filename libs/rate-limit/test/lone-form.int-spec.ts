@@ -92,7 +92,7 @@ it('sends the lone form: 8 arguments, no override key', async () => {
   // shown both calls.
   const marked = new Promise<void>((resolve) => {
     feed.on('monitor', (_time: string, args: string[]) => {
-      if (args[0]?.toLowerCase() === 'evalsha') seen.push(args);
+      if (['evalsha', 'fcall'].includes(args[0]?.toLowerCase())) seen.push(args);
       if (args[0]?.toLowerCase() === 'echo') resolve();
     });
   });
@@ -101,7 +101,7 @@ it('sends the lone form: 8 arguments, no override key', async () => {
   await redis.echo('marker');
   await marked;
   feed.disconnect();
-  // EVALSHA, sha, numkeys, keys, args.
+  // FCALL (or EVALSHA), its function (or sha), numkeys, keys, args.
   expect(seen[0].slice(2)).toEqual([
     '1',
     entry(p, 'ip:10.9.0.4', 1, false).key,

@@ -19,8 +19,12 @@ describe('RedisStore against a real Redis', () => {
     await server.close();
   });
 
-  function clientFor(redis: Redis, timeoutMs = 1_000): Client {
-    const store = new RedisStore({ client: redis, commandTimeoutMs: timeoutMs });
+  function clientFor(
+    redis: Redis,
+    timeoutMs = 1_000,
+    decideWith: 'functions' | 'scripts' = 'functions',
+  ): Client {
+    const store = new RedisStore({ client: redis, commandTimeoutMs: timeoutMs, decideWith });
     return new Client(
       { store, keys: new KeyBuilder(uniquePrefix()), keyCount: async () => 0, pttl: async () => 0 },
       'ip:1',
@@ -30,7 +34,7 @@ describe('RedisStore against a real Redis', () => {
   it('loads the script again after SCRIPT FLUSH (NOSCRIPT -> EVAL) and keeps counting', async () => {
     const redis = new Redis(server.url);
     await redis.ping();
-    const c = clientFor(redis);
+    const c = clientFor(redis, 1_000, 'scripts');
     const p = policy({ algo: 'gcra', limit: 3, window: 10_000 });
     expect((await c.hit(p, T0)).remaining).toBe(2);
     await admin.script('FLUSH');
@@ -85,7 +89,7 @@ describe('RedisStore against a real Redis', () => {
   it('uses EVALSHA: the script is sent in full only once per server', async () => {
     const redis = new Redis(server.url);
     await redis.ping();
-    const c = clientFor(redis);
+    const c = clientFor(redis, 1_000, 'scripts');
     await admin.script('FLUSH');
     await admin.config('RESETSTAT');
     const p = policy({ algo: 'fixed-window', limit: 100, window: 10_000 });
@@ -107,7 +111,7 @@ describe('RedisStore against a real Redis', () => {
     await admin.config('RESETSTAT');
     const p = policy({ algo: 'fixed-window', limit: 100, window: 10_000 });
     // An explicit time bypasses the batcher: 50 script calls, as a cluster sends a burst.
-    const store = new RedisStore({ client: redis, commandTimeoutMs: 1_000 });
+    const store = new RedisStore({ client: redis, commandTimeoutMs: 1_000, decideWith: 'scripts' });
     const sut = {
       store,
       keys: new KeyBuilder(uniquePrefix()),

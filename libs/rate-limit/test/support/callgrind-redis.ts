@@ -1,7 +1,7 @@
 /**
  * A redis-server under valgrind's callgrind that counts only the instructions run inside
- * `evalGenericCommand` (EVAL and EVALSHA: the script, the commands it calls, the reply), not the
- * network or the event loop. Instruction counts repeat exactly for the same binary and inputs,
+ * `evalGenericCommand` (EVAL and EVALSHA: the script, the commands it calls, the reply) and
+ * `fcallCommand` (FCALL: the same for a function), not the network or the event loop. Instruction counts repeat exactly for the same binary and inputs,
  * whatever else the machine does, so a budget can guard the Lua work per decision in CI.
  */
 import { execFile } from 'node:child_process';
@@ -16,7 +16,7 @@ const run = promisify(execFile);
 
 export interface CallgrindRedis {
   readonly url: string;
-  /** Instructions counted inside EVAL/EVALSHA while `work` ran. */
+  /** Instructions counted inside EVAL/EVALSHA/FCALL while `work` ran. */
   instructions(work: () => Promise<void>): Promise<number>;
   close(): Promise<void>;
 }
@@ -32,6 +32,7 @@ export async function startCallgrindRedis(): Promise<CallgrindRedis> {
       '--tool=callgrind',
       '--collect-atstart=no',
       '--toggle-collect=evalGenericCommand',
+      '--toggle-collect=fcallCommand',
       `--callgrind-out-file=${out}`,
     ],
     timeoutMs: 60_000,

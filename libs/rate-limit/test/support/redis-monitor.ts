@@ -12,8 +12,10 @@ const DECIDE = [scripts.all, ...Object.values(scripts.byAlgorithm)];
 /** The SHA1s of the decide scripts (the combined one and each algorithm's). */
 export const DECIDE_SHAS = new Set(DECIDE.map((script) => script.sha1));
 
+/** A call of the decide program: FCALL of its library, or EVALSHA of one of its scripts. */
 export const isDecideCall = (args: readonly string[]): boolean =>
-  args[0] === 'evalsha' && DECIDE_SHAS.has(args[1]);
+  (args[0] === 'fcall' && args[1] === scripts.library.name) ||
+  (args[0] === 'evalsha' && DECIDE_SHAS.has(args[1]));
 
 export interface CommandLog {
   /** The calls made since the last `since()` (or the start). */
@@ -22,11 +24,13 @@ export interface CommandLog {
 }
 
 /**
- * Loads the decide scripts as on a server that has run them before (the first call on a server
- * without them costs a NOSCRIPT and a SCRIPT LOAD more), then watches the server at `url`.
+ * Loads the decide library and scripts as on a server that has run them before (the first call
+ * on a server without them costs a "Function not found" and a FUNCTION LOAD more), then watches
+ * the server at `url`.
  */
 export async function monitorCommands(url: string): Promise<CommandLog> {
   const admin = new Redis(url);
+  await admin.call('FUNCTION', 'LOAD', 'REPLACE', scripts.library.source);
   for (const script of DECIDE) await admin.script('LOAD', script.source);
   // monitor() opens a connection of its own: the client it is called on is closed at once.
   const monitorOf = new Redis(url);

@@ -31,7 +31,8 @@ export interface StoreUnderTest {
 }
 
 export interface StoreFactory {
-  readonly name: 'redis' | 'memory';
+  /** 'redis': the decide library (FCALL); 'redis scripts': the same program by EVALSHA. */
+  readonly name: 'redis' | 'redis scripts' | 'memory';
   setup(): Promise<void>;
   create(): Promise<StoreUnderTest>;
   teardown(): Promise<void>;
@@ -39,12 +40,19 @@ export interface StoreFactory {
   admin?(): Redis;
 }
 
-export function redisFactory(): StoreFactory & { admin(): Redis; server(): TestRedis } {
+/**
+ * Stores on a Redis of the factory's own. `decideWith`: how they run the decide program (FCALL
+ * of the library by default, as applications do on Redis 7; or EVALSHA of the scripts, what a
+ * Redis without functions runs).
+ */
+export function redisFactory(
+  decideWith: 'functions' | 'scripts' = 'functions',
+): StoreFactory & { admin(): Redis; server(): TestRedis } {
   let server: TestRedis;
   let admin: Redis;
   const clients: Redis[] = [];
   return {
-    name: 'redis',
+    name: decideWith === 'functions' ? 'redis' : 'redis scripts',
     async setup() {
       server = await startTestRedis();
       admin = new Redis(server.url);
@@ -55,7 +63,7 @@ export function redisFactory(): StoreFactory & { admin(): Redis; server(): TestR
       clients.push(client);
       await client.ping();
       return {
-        store: new RedisStore({ client: client, commandTimeoutMs: 2_000 }),
+        store: new RedisStore({ client: client, commandTimeoutMs: 2_000, decideWith }),
         keys: new KeyBuilder(prefix),
         keyCount: async () => (await admin.keys(`${prefix}:*`)).length,
         pttl: (key) => admin.pttl(key),

@@ -2,7 +2,15 @@ import type { RateLimitStoreError } from '../../errors/rate-limit-store.error';
 import { BACKGROUND_TIMEOUT_MS } from '../../rate-limit.constants';
 import type { StoreEntry, StoreReply } from '../rate-limit-store.interface';
 import { encodeDecideCall, parseDecideReply } from './decide-call';
-import type { RedisClient, RedisScript, RoundTrip } from './redis-script';
+import type { RedisClient, RoundTrip } from './redis-script';
+
+/** One call of the decide program for `groups` (the store's: FCALL or EVALSHA). */
+export type DecideRun = (
+  groups: readonly (readonly StoreEntry[])[],
+  keys: readonly string[],
+  args: readonly (string | number)[],
+  roundTrip: RoundTrip,
+) => Promise<unknown>;
 import { withTimeout } from './with-timeout';
 import { isCluster } from '../../util/ioredis-shapes';
 
@@ -17,8 +25,8 @@ const GROUPS_PER_STEP = 100;
  */
 export async function inspectGroups(
   client: RedisClient,
-  scriptFor: (groups: readonly (readonly StoreEntry[])[]) => RedisScript,
   groups: readonly (readonly StoreEntry[])[],
+  run: DecideRun,
 ): Promise<(StoreReply | RateLimitStoreError)[]> {
   const deadline = performance.now() + BACKGROUND_TIMEOUT_MS;
   const roundTrip: RoundTrip = (reply) =>
@@ -31,7 +39,7 @@ export async function inspectGroups(
     const answers = await Promise.all(
       calls.map(async (call) => {
         const { keys, args } = encodeDecideCall('peek', call, undefined);
-        const reply = await scriptFor(call).run(client, keys, args, roundTrip);
+        const reply = await run(call, keys, args, roundTrip);
         return parseDecideReply(reply, call);
       }),
     );

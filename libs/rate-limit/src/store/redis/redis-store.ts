@@ -15,7 +15,8 @@ import { loadDecideScripts, type DecideScripts } from './decide-script';
 import { inspectGroups } from './inspect-groups';
 import { scanKeys } from './scan-keys';
 import { GuardedCalls, type StoreObserver } from './guarded-calls';
-import type { RedisClient, RedisScript } from './redis-script';
+import type { RedisClient } from './redis-script';
+import { DecideRunner, type DecideWith } from './decide-runner';
 
 export type { StoreObserver };
 import { withTimeout } from './with-timeout';
@@ -26,8 +27,14 @@ export interface RedisStoreOptions {
   readonly client: RedisClient;
   /** Each round trip of a request's decision (the module's `commandTimeoutMs`). */
   readonly commandTimeoutMs: number;
-  /** @default the scripts of lua/, loaded once */
+  /** @default the programs of lua/, loaded once */
   readonly scripts?: DecideScripts;
+  /**
+   * 'functions': the decide library (FUNCTION LOAD once, FCALL) where the server has Redis
+   * Functions, else the scripts; 'scripts': EVALSHA always.
+   * @default 'functions'
+   */
+  readonly decideWith?: DecideWith;
   /** @default 3 failures in a row open it; a probe every 200 ms */
   readonly breaker?: CircuitBreakerOptions;
   /** Told of every command's latency and failure, and of circuit changes (the metrics). */
@@ -53,7 +60,7 @@ export class RedisStore implements RateLimitStore {
   private readonly batcher?: DecideBatcher;
 
   readonly client: RedisClient;
-  private readonly scripts: DecideScripts;
+  private readonly program: DecideRunner;
   private readonly observer?: StoreObserver;
   private readonly calls: GuardedCalls;
   private lateListener?: LateRepliesListener;
@@ -61,7 +68,11 @@ export class RedisStore implements RateLimitStore {
   constructor(options: RedisStoreOptions) {
     const { client, commandTimeoutMs, observer } = options;
     this.client = client;
-    this.scripts = options.scripts ?? loadDecideScripts();
+    this.program = new DecideRunner(
+      client,
+      options.scripts ?? loadDecideScripts(),
+      options.decideWith ?? 'functions',
+    );
     this.observer = observer;
     this.breaker = new CircuitBreaker(options.breaker ?? DEFAULT_BREAKER, () =>
       withTimeout(client.ping(), commandTimeoutMs),
@@ -75,14 +86,6 @@ export class RedisStore implements RateLimitStore {
       this.breaker.on('open', () => observer.setCircuitOpen(true));
       this.breaker.on('close', () => observer.setCircuitOpen(false));
     }
-  }
-
-  private scriptFor(groups: readonly (readonly StoreEntry[])[]): RedisScript {
-    const algo = groups[0][0].policy.algo;
-    for (const entries of groups) {
-      for (const entry of entries) if (entry.policy.algo !== algo) return this.scripts.all;
-    }
-    return this.scripts.byAlgorithm[algo];
   }
 
   onModuleDestroy(): void {
@@ -111,9 +114,8 @@ export class RedisStore implements RateLimitStore {
     chargedAtUs?: number,
   ): Promise<(StoreReply | RateLimitStoreError)[]> {
     const { keys, args } = encodeDecideCall(op, groups, nowUs, chargedAtUs);
-    const script = this.scriptFor(groups);
     return this.calls
-      .send((roundTrip) => script.run(this.client, keys, args, roundTrip))
+      .send((roundTrip) => this.program.run(groups, keys, args, roundTrip))
       .then(
         (reply) => this.repliesOf(op, groups, reply),
         (error: unknown) => {
@@ -145,7 +147,9 @@ export class RedisStore implements RateLimitStore {
   inspect(
     groups: readonly (readonly StoreEntry[])[],
   ): Promise<(StoreReply | RateLimitStoreError)[]> {
-    return inspectGroups(this.client, (call) => this.scriptFor(call), groups);
+    return inspectGroups(this.client, groups, (call, keys, args, roundTrip) =>
+      this.program.run(call, keys, args, roundTrip),
+    );
   }
 
   async existing(keys: readonly string[]): Promise<boolean[]> {

@@ -1,12 +1,16 @@
--- Shared helpers of the decide script. decide-script.ts assembles each script as one chunk (Redis
--- runs a single chunk per EVAL, so nothing can be required): this prelude, the algorithm files,
--- then decide.lua. Every name below is a local of that chunk, seen by the files after it.
+-- Shared helpers of the decide script. decide-script.ts assembles the prelude, the algorithm files
+-- and decide.lua into one chunk, in two forms: a script (EVALSHA), whose chunk Redis runs from
+-- the top on every call, and a function library (FUNCTION LOAD once, then FCALL), whose chunk
+-- runs once, at load, and whose registered function runs per call. Every name below is a local
+-- of that chunk, seen by the files after it.
 --
 -- Provides
 --   algorithms              name -> the algorithm's table (contract below); filled by the
 --                           algorithm files, read by decide.lua
 --   call pcall_redis tonumber type floor ceil max min byte format match sub
---                           redis.call and the globals and library fields used per entry
+--                           redis.call, redis.pcall and the globals and library fields used per
+--                           entry (a library cannot read them at load: see begin-call.lua)
+--   globals()               those values, read from the globals
 --   MAX_MS                  the longest expiry or wait kept or reported (ms)
 --   to_ms(us)               a time for the reply: rounded up to the ms, at most MAX_MS
 --   px(us)                  an expiry for PX: as to_ms, at least 1
@@ -23,21 +27,26 @@
 --   expiry_form             whether state may be kept partly in the key's expiry (decide.lua)
 --   KEEP_TTL, DELETE, AT
 --
--- Cost: Redis runs this chunk from the top on every call, so every function and table below is
--- made anew each time, and each numeric ARGV or GET value costs a string-to-number conversion
--- (strtod). Measured with callgrind (Redis 7.0): a closure about 400 instructions, a table with
--- ten named fields 4,800 and with ten array slots 2,500, tonumber() of a string 1,000-1,900, a
--- function call from the math library 600; against 4,500 for a GET. So the scripts keep
--- functions few, pass values as arguments and results rather than in tables, and convert only
--- what they use.
+-- Cost: as a script, Redis runs this chunk from the top on every call, so every function and
+-- table below is made anew each time, and each numeric ARGV or GET value costs a string-to-number
+-- conversion (strtod). Measured with callgrind (Redis 7.0): a closure about 400 instructions, a
+-- table with ten named fields 4,800 and with ten array slots 2,500, tonumber() of a string
+-- 1,000-1,900, a function call from the math library 600; against 4,500 for a GET. So the
+-- scripts keep functions few, pass values as arguments and results rather than in tables, and
+-- convert only what they use. As a function, the definitions cost nothing per call.
 
 -- No redis.replicate_commands(): Redis replicates a script's effects by default since 5.0, and
 -- these scripts need 6.0 anyway (SET KEEPTTL).
 
--- Globals and library fields cost a table lookup on every use: the hot ones, once per call.
-local call, pcall_redis, tonumber, type = redis.call, redis.pcall, tonumber, type
-local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
-local byte, format, match, sub = string.byte, string.format, string.match, string.sub
+-- Globals and library fields cost a table lookup on every use: the hot ones are locals. A
+-- library's chunk, run at load, may read none of them: its call sets them first (begin-call.lua).
+-- A script's chunk runs per call: decide-script.ts makes the next line `... = globals()`.
+-- globals() reads them before the locals of the same names hide them.
+local function globals()
+  return redis.call, redis.pcall, tonumber, type, math.floor, math.ceil, math.max, math.min,
+    string.byte, string.format, string.match, string.sub
+end
+local call, pcall_redis, tonumber, type, floor, ceil, max, min, byte, format, match, sub
 
 -- Each algorithm file sets algorithms['<name>'] (the name of its file and of the policy's `algo`)
 -- to { check, commit, move, refund, capacityIsBurst }, in that order (an array: cheaper to build
@@ -102,6 +111,7 @@ local function cache_call()
   uncached = false
   cached, dirty, dirtyOrder = {}, {}, {}
 end
+
 
 -- The value as GET would return it now: a string, or false when there is none.
 local function read(key)
