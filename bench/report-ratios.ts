@@ -32,6 +32,21 @@ export function httpCpuRatio(runs: readonly HttpRun[], a: string, b: string): Sp
   return spread(values);
 }
 
+/**
+ * Per-repetition ratio a/b of the CPU a request costs, the app's process and Redis together
+ * (µs per request): what a stacked policy adds, steadier than req/s on a shared host.
+ */
+export function httpCostRatio(runs: readonly HttpRun[], a: string, b: string): Spread {
+  const reps = [...new Set(runs.map((r) => r.repetition))];
+  const cost = (r: HttpRun) => r.appUsecPerRequest + r.redisUsecPerRequest;
+  const values = reps.flatMap((rep) => {
+    const x = runs.find((r) => r.repetition === rep && r.scenario === a);
+    const y = runs.find((r) => r.repetition === rep && r.scenario === b);
+    return x && y ? [cost(x) / cost(y)] : [];
+  });
+  return spread(values);
+}
+
 export function libRatio(
   runs: readonly LibraryRun[],
   keys: KeyMode,

@@ -7,6 +7,7 @@ import { renderLibraryCpu } from './report-library-cpu';
 import type { BenchResults } from './bench-results';
 import {
   counts,
+  httpCostRatio,
   httpCpuRatio,
   httpRatio,
   libRatio,
@@ -79,6 +80,7 @@ export function renderMarkdown(results: BenchResults): string {
   for (const algo of RATE_LIMIT_ALGORITHMS) {
     out.push(
       `| cost of 3 stacked / cost of 1 policy, ${algo} (= req/s 1 ÷ req/s 3) | ${ratio(httpRatio(http, `ours-${algo}`, stackedScenario(algo)))} |`,
+      `| CPU (app + Redis) per request, 3 stacked / 1 policy, ${algo} | ${ratio(httpCostRatio(http, stackedScenario(algo), `ours-${algo}`))} |`,
     );
   }
   out.push(

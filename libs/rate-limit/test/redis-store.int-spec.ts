@@ -86,6 +86,31 @@ describe('RedisStore against a real Redis', () => {
     redis.disconnect();
   });
 
+  it.each(['functions', 'scripts'] as const)(
+    'a refund that fills a token bucket again removes its key (full and missing are one state; %s)',
+    async (decideWith) => {
+      const redis = new Redis(server.url);
+      try {
+        await redis.ping();
+        const c = clientFor(redis, 1_000, decideWith);
+        const p = policy({ algo: 'token-bucket', limit: 10, window: 10_000, burst: 5 });
+        const key = c.entry(p).key;
+        expect(await c.hit(p, T0, 2)).toMatchObject({ allowed: true, remaining: 3 });
+        expect(await admin.exists(key)).toBe(1);
+        await c.refund(p, T0, T0, 2);
+        // Exactly full: no key at all, not a key holding a full bucket that expires in 1 ms.
+        expect(await admin.exists(key)).toBe(0);
+        // A refund never lifts the bucket over its capacity.
+        expect(await c.hit(p, T0, 1)).toMatchObject({ allowed: true, remaining: 4 });
+        await c.refund(p, T0, T0, 3);
+        expect(await admin.exists(key)).toBe(0);
+        expect((await c.peek(p, T0)).remaining).toBe(5);
+      } finally {
+        redis.disconnect();
+      }
+    },
+  );
+
   it('uses EVALSHA: the script is sent in full only once per server', async () => {
     const redis = new Redis(server.url);
     await redis.ping();
