@@ -6,7 +6,7 @@ import type { ClientOverrideAction } from '../policy/client-override';
  */
 export type RateLimitReason = 'limit' | 'blocked' | 'cost-exceeds-capacity' | 'denied' | 'adaptive';
 
-/** Which store decided: Redis, the in-memory store (by choice or as insurance), or nobody. */
+/** Which store decided: Redis, the in-memory store (by choice or as the outage fallback), or nobody. */
 export type DecisionSource = 'redis' | 'memory' | 'fail-open' | 'fail-closed';
 
 /**

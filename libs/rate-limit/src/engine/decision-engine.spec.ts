@@ -12,19 +12,19 @@ const narrow = normalizePolicy({ limit: 1, window: '1m' }, 'narrow', 'test');
 
 describe('DecisionEngine on the memory store', () => {
   let store: MemoryStore;
-  let insurance: FallbackStore;
+  let fallbackStore: FallbackStore;
   let engine: DecisionEngine;
   beforeEach(() => {
     const registry = new PolicyRegistry();
     registry.register(wide, 'test', true);
     registry.register(narrow, 'test', true);
     store = new MemoryStore();
-    insurance = new FallbackStore(
+    fallbackStore = new FallbackStore(
       new MemoryStore(),
       { standing: { instances: 1, rank: 0 } },
       undefined,
     );
-    engine = new DecisionEngine(config, store, registry, insurance, []);
+    engine = new DecisionEngine(config, store, registry, fallbackStore, []);
   });
   afterEach(() => {
     store.close();
@@ -52,7 +52,7 @@ describe('DecisionEngine on the memory store', () => {
   it('keeps no notes for an outage that cannot happen (the fallback stays empty)', async () => {
     await engine.decide([{ policy: wide, identity: 'user:z', cost: 1 }]);
     const key = storeEntry(config.keys, wide, config.keys.identityTag('user:z'), 1).key;
-    expect(insurance.holds(key)).toBe(false);
+    expect(fallbackStore.holds(key)).toBe(false);
   });
 });
 
@@ -81,12 +81,12 @@ describe('DecisionEngine.remembered (what the shedder asks before routing)', () 
         };
       },
     });
-    const insurance = new FallbackStore(
+    const fallbackStore = new FallbackStore(
       new MemoryStore(),
       { standing: { instances: 1, rank: 0 } },
       undefined,
     );
-    engine = new DecisionEngine(config, asRedis, registry, insurance, [
+    engine = new DecisionEngine(config, asRedis, registry, fallbackStore, [
       { observe: (verdict) => observed.push(verdict.allowed) },
     ]);
   });

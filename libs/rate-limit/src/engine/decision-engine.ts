@@ -31,11 +31,11 @@ export class DecisionEngine implements OnModuleDestroy {
     @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     private readonly registry: PolicyRegistry,
-    private readonly insurance: FallbackStore,
+    private readonly fallbackStore: FallbackStore,
     @Inject(DECISION_OBSERVERS) observers: readonly DecisionObserver[],
   ) {
     this.observers = [...observers];
-    this.fallback = new OutageFallback(config.onRedisError, insurance);
+    this.fallback = new OutageFallback(config.onRedisError, fallbackStore);
     store.onLateReplies?.((groups, replies) => this.fallback.late(groups, replies));
     // A policy change may let remembered rejections through sooner.
     registry.onChange(() => this.forgetRejections());
@@ -88,7 +88,7 @@ export class DecisionEngine implements OnModuleDestroy {
   /** Forgets the identities' state (every algorithm, block included) in the store and fallback. */
   async reset(policy: RateLimitPolicy, tags: readonly string[]): Promise<void> {
     const keys = keysOfTags(this.config.keys, policy, tags);
-    await Promise.all([this.store.delete(keys), this.insurance.delete(keys)]);
+    await Promise.all([this.store.delete(keys), this.fallbackStore.delete(keys)]);
     this.forgetRejections();
   }
 
@@ -99,7 +99,7 @@ export class DecisionEngine implements OnModuleDestroy {
   async forgetIdentities(policyName: string, tags: readonly string[]): Promise<void> {
     this.forgetRejections();
     const policy = this.registry.get(policyName);
-    if (policy) await this.insurance.delete(keysOfTags(this.config.keys, policy, tags));
+    if (policy) await this.fallbackStore.delete(keysOfTags(this.config.keys, policy, tags));
   }
 
   forgetRejections(): void {

@@ -19,7 +19,7 @@ export class OutageFallback {
 
   constructor(
     private readonly mode: OnRedisError,
-    private readonly insurance: FallbackStore,
+    private readonly fallbackStore: FallbackStore,
   ) {
     this.notes = mode === 'memory';
   }
@@ -37,7 +37,7 @@ export class OutageFallback {
     }
     if (op !== 'consume' || !this.notes) return;
     for (let g = 0; g < groups.length; g++) {
-      this.insurance.note(groups[g].entries, replies[g], startedMs);
+      this.fallbackStore.note(groups[g].entries, replies[g], startedMs);
     }
   }
 
@@ -50,7 +50,7 @@ export class OutageFallback {
     if (!this.notes) return;
     for (let g = 0; g < groups.length; g++) {
       const reply = replies[g];
-      if (!(reply instanceof Error)) this.insurance.noteLate(groups[g], reply);
+      if (!(reply instanceof Error)) this.fallbackStore.noteLate(groups[g], reply);
     }
   }
 
@@ -75,7 +75,7 @@ export class OutageFallback {
         return { allowed, decisions: [], source: 'fail-closed', storeError: error };
       }
       case 'memory': {
-        const reply = this.insurance.decide(
+        const reply = this.fallbackStore.decide(
           op,
           groups.flatMap((g) => g.entries),
           nowUs,
@@ -88,6 +88,6 @@ export class OutageFallback {
   }
 
   close(): void {
-    this.insurance.close();
+    this.fallbackStore.close();
   }
 }

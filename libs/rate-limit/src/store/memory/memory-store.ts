@@ -22,7 +22,7 @@ export function clockUs(): number {
 
 /**
  * The same algorithms and replies as the Redis store, for one process: single-instance apps,
- * tests, and the insurance store while Redis is unreachable. Mirrors lua/decide.lua. Bounded
+ * tests, and the outage fallback while Redis is unreachable. Mirrors lua/decide.lua. Bounded
  * like a Redis with `allkeys-lru`: past `maxKeys` keys the least recently used one is dropped.
  * @publicApi
  */

@@ -40,7 +40,7 @@ describeOwned('Redis killed while requests are in flight', () => {
     await redis.close();
   });
 
-  it('answers every request within the timeout plus a margin, with 200 or 429 (memory insurance)', async () => {
+  it('answers every request within the timeout plus a margin, with 200 or 429 (the memory fallback)', async () => {
     const timed = async (i: number) => {
       const started = performance.now();
       const res = await request(app.getHttpServer())
