@@ -1,0 +1,74 @@
+// The mutants of a Lua file: one small edit each, in code only (comments and string literals are
+// left alone). Operators: comparisons (`<` and `<=` swapped, `==` and `~=`), arithmetic (`+` and
+// `-`, `*` and `/`), logic (`and` and `or`, `not` dropped); constants (an integer n becomes n + 1);
+// removed statements (a line that is a call alone: a write, a store, a redis call).
+
+const SWAPS = [
+  [/<=/g, '<'],
+  [/>=/g, '>'],
+  [/(?<![<>=~])<(?!=)/g, '<='],
+  [/(?<![<>=~])>(?!=)/g, '>='],
+  [/==/g, '~='],
+  [/~=/g, '=='],
+  [/ \+ /g, ' - '],
+  [/ - /g, ' + '],
+  [/ \* /g, ' / '],
+  [/ \/ /g, ' * '],
+  [/\band\b/g, 'or'],
+  [/\bor\b/g, 'and'],
+  [/\bnot /g, ''],
+];
+
+/** The code of a line: what precedes a comment, with string literals blanked (same length). */
+function codeOf(line) {
+  let out = '';
+  let quote = null;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (quote) {
+      out += ' ';
+      if (ch === '\\') {
+        out += ' ';
+        i++;
+      } else if (ch === quote) quote = null;
+      continue;
+    }
+    if (ch === '-' && line[i + 1] === '-') break;
+    if (ch === "'" || ch === '"') {
+      quote = ch;
+      out += ' ';
+      continue;
+    }
+    out += ch;
+  }
+  return out;
+}
+
+/** @returns {{ line: number, column: number, from: string, to: string, text: string }[]} */
+export function mutantsOf(source) {
+  const lines = source.split('\n');
+  const mutants = [];
+  const add = (index, column, from, to) => {
+    const line = lines[index];
+    const text = [...lines];
+    text[index] = line.slice(0, column) + to + line.slice(column + from.length);
+    mutants.push({ line: index + 1, column: column + 1, from, to, text: text.join('\n') });
+  };
+  lines.forEach((line, index) => {
+    const code = codeOf(line);
+    if (code.trim() === '') return;
+    for (const [pattern, to] of SWAPS) {
+      for (const match of code.matchAll(pattern)) add(index, match.index, match[0], to);
+    }
+    // Integer constants (not part of a name or a longer number; not a table index `[1]`).
+    for (const match of code.matchAll(/(?<![\w.[])\d+(?![\w.\]])/g)) {
+      add(index, match.index, match[0], String(Number(match[0]) + 1));
+    }
+    // A statement that is a call alone, which the algorithm needs for its effect.
+    if (/^\s*(write|store|call|pcall_redis|add)\(.*\)\s*$/.test(code)) {
+      const indent = line.length - line.trimStart().length;
+      add(index, indent, line.slice(indent), '-- (removed)');
+    }
+  });
+  return mutants;
+}

@@ -1,0 +1,36 @@
+// @ts-expect-error -- an ES module of the tools, without types
+import { mutantsOf } from './mutants.mjs';
+
+interface Mutant {
+  line: number;
+  from: string;
+  to: string;
+  text: string;
+}
+
+describe('mutantsOf (the Lua mutation run)', () => {
+  it('swaps comparisons, arithmetic and logic, and bumps integer constants, in code only', () => {
+    const source = [
+      '-- a < b is a comment: left alone',
+      "if tokens >= burst and x ~= '<' then return n + 1 end",
+    ].join('\n');
+    const edits = (mutantsOf(source) as Mutant[]).map((m) => `${m.line}:${m.from}->${m.to}`);
+    expect(edits).toEqual(
+      expect.arrayContaining(['2:>=->>', '2:~=->==', '2: + -> - ', '2:and->or', '2:1->2']),
+    );
+    expect(edits.every((e) => e.startsWith('2:'))).toBe(true);
+    // The string literal '<' is no comparison.
+    expect(edits.filter((e) => e.startsWith('2:<'))).toEqual([]);
+  });
+
+  it('removes a statement that is a call alone, and changes one thing per mutant', () => {
+    const source = ['local x = 1', '  write(key, false, DELETE)'].join('\n');
+    const mutants = mutantsOf(source) as Mutant[];
+    const removed = mutants.find((m) => m.to === '-- (removed)')!;
+    expect(removed.text).toBe('local x = 1\n  -- (removed)');
+    for (const m of mutants) {
+      const changed = m.text.split('\n').filter((line, i) => line !== source.split('\n')[i]);
+      expect(changed).toHaveLength(1);
+    }
+  });
+});
