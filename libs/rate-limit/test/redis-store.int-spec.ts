@@ -111,6 +111,33 @@ describe('RedisStore against a real Redis', () => {
     },
   );
 
+  it.each(['functions', 'scripts'] as const)(
+    'leaky-bucket: an emptied bucket has no key, a lowered capacity leaves 0, a garbled value is empty (%s)',
+    async (decideWith) => {
+      const redis = new Redis(server.url);
+      try {
+        await redis.ping();
+        const c = clientFor(redis, 1_000, decideWith);
+        const p = policy({ algo: 'leaky-bucket', limit: 5, window: 10_000, burst: 5 });
+        const key = c.entry(p).key;
+        // A refund to exactly empty: no key, not a key holding an empty bucket.
+        expect(await c.hit(p, T0, 2)).toMatchObject({ allowed: true, remaining: 3 });
+        await c.refund(p, T0, T0, 2);
+        expect(await admin.exists(key)).toBe(0);
+        // Filled to 5, then the capacity lowered to 2 at runtime (same key): the level is kept,
+        // above the new capacity, and nothing is left.
+        expect(await c.hit(p, T0, 5)).toMatchObject({ allowed: true, remaining: 0 });
+        const lowered = policy({ algo: 'leaky-bucket', limit: 5, window: 10_000, burst: 2 });
+        expect(await c.hit(lowered, T0)).toMatchObject({ allowed: false, remaining: 0 });
+        // A value written by hand without its time reads as an empty bucket.
+        await admin.set(key, 'garbled', 'PX', 60_000);
+        expect(await c.hit(p, T0)).toMatchObject({ allowed: true, remaining: 4 });
+      } finally {
+        redis.disconnect();
+      }
+    },
+  );
+
   it('uses EVALSHA: the script is sent in full only once per server', async () => {
     const redis = new Redis(server.url);
     await redis.ping();
