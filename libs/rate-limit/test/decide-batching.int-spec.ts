@@ -3,6 +3,7 @@ import { RateLimitStoreError } from '../src/errors/rate-limit-store.error';
 import { KeyBuilder } from '../src/keys/key-builder';
 import { RedisStore } from '../src/store/redis/redis-store';
 import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
+import { decideCalls } from './support/redis-command-counts';
 import { Client, policy } from './support/store-harness';
 
 /**
@@ -26,12 +27,7 @@ describe('RedisStore batching of concurrent consume calls', () => {
     await server.close();
   });
 
-  async function scriptCalls(): Promise<number> {
-    const stats = await admin.info('commandstats');
-    const count = (name: string) =>
-      Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
-    return count('evalsha') + count('eval') + count('fcall');
-  }
+  const scriptCalls = () => decideCalls(admin);
 
   function clients(store: RedisStore, count: number): Client[] {
     const keys = new KeyBuilder(uniquePrefix());

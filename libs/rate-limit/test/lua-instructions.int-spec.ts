@@ -19,6 +19,7 @@ import { KeyBuilder } from '../src/keys/key-builder';
 import { RedisStore } from '../src/store/redis/redis-store';
 import { startCallgrindRedis, type CallgrindRedis } from './support/callgrind-redis';
 import { uniquePrefix } from './support/redis-test-server';
+import { decideCalls } from './support/redis-command-counts';
 import { Client, policy } from './support/store-harness';
 
 const SINGLE_CALLS = 40;
@@ -72,12 +73,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function scriptCalls(): Promise<number> {
-  const stats = await admin.info('commandstats');
-  const count = (name: string) =>
-    Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
-  return count('evalsha') + count('eval') + count('fcall');
-}
+const scriptCalls = () => decideCalls(admin);
 
 describe.each(['functions', 'scripts'] as const)('decided by %s', (decideWith) => {
   it.each(RATE_LIMIT_ALGORITHMS)(

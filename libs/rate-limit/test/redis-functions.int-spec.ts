@@ -7,6 +7,7 @@ import Redis from 'ioredis';
 import { KeyBuilder } from '../src/keys/key-builder';
 import { loadDecideScripts } from '../src/store/redis/decide-script';
 import { RedisStore } from '../src/store/redis/redis-store';
+import { commandCounts } from './support/redis-command-counts';
 import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 import { Client, T0, policy } from './support/store-harness';
 
@@ -15,11 +16,6 @@ const { library } = loadDecideScripts();
 function clientOf(store: RedisStore, identity = 'ip:10.7.0.1'): Client {
   const keys = new KeyBuilder(uniquePrefix());
   return new Client({ store, keys, keyCount: async () => 0, pttl: async () => 0 }, identity);
-}
-
-async function commandCounts(admin: Redis): Promise<(name: string) => number> {
-  const stats = await admin.info('commandstats');
-  return (name) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
 }
 
 describe('the decide library on a Redis with functions', () => {

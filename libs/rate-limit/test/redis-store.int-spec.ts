@@ -3,6 +3,7 @@ import { RateLimitStoreError } from '../src/errors/rate-limit-store.error';
 import { KeyBuilder } from '../src/keys/key-builder';
 import { RedisStore } from '../src/store/redis/redis-store';
 import { LIMITER_CLIENT_DEFAULTS } from '../src/store/redis/create-redis-client';
+import { commandCounts } from './support/redis-command-counts';
 import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 import { Client, T0, policy } from './support/store-harness';
 
@@ -146,9 +147,7 @@ describe('RedisStore against a real Redis', () => {
     await admin.config('RESETSTAT');
     const p = policy({ algo: 'fixed-window', limit: 100, window: 10_000 });
     for (let i = 0; i < 10; i++) await c.hit(p, T0);
-    const stats = await admin.info('commandstats');
-    const calls = (name: string) =>
-      Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    const calls = await commandCounts(admin);
     // The first call's NOSCRIPT leads to one SCRIPT LOAD and the same EVALSHA again.
     expect(calls('evalsha')).toBe(11);
     expect(calls('script\\|load')).toBe(1);
@@ -174,9 +173,7 @@ describe('RedisStore against a real Redis', () => {
       Array.from({ length: 50 }, (_, i) => new Client(sut, `ip:10.9.0.${i}`).hit(p, T0)),
     );
     expect(outcomes.every((o) => o.allowed && o.remaining === 99)).toBe(true);
-    const stats = await admin.info('commandstats');
-    const calls = (name: string) =>
-      Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    const calls = await commandCounts(admin);
     expect(calls('script\\|load')).toBe(1);
     expect(calls('eval')).toBe(0);
     expect(calls('evalsha')).toBe(100);

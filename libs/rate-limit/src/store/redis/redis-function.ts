@@ -45,8 +45,10 @@ export class RedisFunction {
   ): Promise<unknown> {
     if (!this.available) return script.run(client, keys, args, roundTrip);
     return roundTrip(fcall(client, this.name, keys, args)).catch((error: unknown) => {
-      if (isUnknownCommand(error))
-        return this.withoutFunctions(client, script, keys, args, roundTrip);
+      if (isUnknownCommand(error)) {
+        this.available = false;
+        return script.run(client, keys, args, roundTrip);
+      }
       if (!isFunctionNotFound(error)) throw error;
       return this.loadAndRun(client, script, keys, args, roundTrip);
     });
@@ -68,17 +70,6 @@ export class RedisFunction {
       if (!isFunctionNotFound(error)) throw error;
       return script.run(client, keys, args, roundTrip);
     }
-  }
-
-  private withoutFunctions(
-    client: RedisClient,
-    script: RedisScript,
-    keys: readonly string[],
-    args: readonly (string | number)[],
-    roundTrip: RoundTrip,
-  ): Promise<unknown> {
-    this.available = false;
-    return script.run(client, keys, args, roundTrip);
   }
 
   /** One FUNCTION LOAD per master at a time, shared by every call waiting for it. */
