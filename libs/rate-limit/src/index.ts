@@ -40,6 +40,7 @@ export type {
   SkipPredicate,
   TierOptions,
   TierResolver,
+  TierSource,
 } from './policy/rate-limit-options.interface';
 export { RATE_LIMIT_ALGORITHMS, type RateLimitAlgorithm } from './policy/rate-limit-algorithm';
 export { RATE_LIMIT_MODES, type RateLimitMode } from './policy/rate-limit-mode';

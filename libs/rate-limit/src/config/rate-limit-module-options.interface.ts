@@ -5,7 +5,7 @@ import type {
   KeySource,
   RateLimitOptions,
   SkipPredicate,
-  TierResolver,
+  TierSource,
 } from '../policy/rate-limit-options.interface';
 
 /** Cluster nodes and options for a client the module creates. */
@@ -56,7 +56,7 @@ export interface RateLimitModuleOptions {
    * (say, `(ctx) => ctx.switchToHttp().getRequest().user?.plan`). @default none: the policy's
    * own thresholds
    */
-  tier?: TierResolver;
+  tier?: TierSource;
   /**
    * Thresholds that follow the fleet's load (SPEC section 15): lowered, lowest tier first, when
    * the instances are overloaded; raised up to a ceiling when load is low and clients are

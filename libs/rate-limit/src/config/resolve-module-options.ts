@@ -1,5 +1,6 @@
 import { resolveAdaptiveOptions, type ResolvedAdaptiveOptions } from '../adaptive/adaptive-options';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
+import { isTierSource, TIER_SOURCE_EXPECTED } from '../policy/tier-source';
 import type { ClientIpResolver } from '../identity/client-ip';
 import { KeyBuilder } from '../keys/key-builder';
 import { resolveIdentityHashing, type IdentityHashing } from './resolve-identity-hashing';
@@ -79,10 +80,11 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Rate
     50,
     60_000,
   );
-  for (const field of ['tier', 'skip'] as const) {
-    if (options[field] !== undefined && typeof options[field] !== 'function') {
-      throw new RateLimitConfigError(WHERE, field, 'must be a function of the ExecutionContext');
-    }
+  if (options.skip !== undefined && typeof options.skip !== 'function') {
+    throw new RateLimitConfigError(WHERE, 'skip', 'must be a function of the ExecutionContext');
+  }
+  if (options.tier !== undefined && !isTierSource(options.tier)) {
+    throw new RateLimitConfigError(WHERE, 'tier', TIER_SOURCE_EXPECTED);
   }
   const apiKeyHeader = (options.apiKeyHeader ?? DEFAULT_API_KEY_HEADER).toLowerCase();
   const keys = new KeyBuilder(prefix);

@@ -21,16 +21,18 @@ export function adaptiveVerdict(
   adaptive: AdaptiveLimits,
   requests: readonly PolicyRequest[],
   decide: (requests: readonly PolicyRequest[]) => Verdict,
+  raw?: object,
 ): Verdict {
-  const adjusted = adaptive.adjust(requests);
-  if (!Array.isArray(adjusted)) return shedVerdict(adaptive, adjusted);
+  const adjusted = adaptive.adjust(requests, raw);
+  if (!Array.isArray(adjusted)) return adaptiveShedVerdict(adaptive, adjusted);
   const verdict = decide(adjusted);
   return verdict instanceof Promise
-    ? verdict.then((decided) => concluded(adaptive, adjusted, decided))
-    : concluded(adaptive, adjusted, verdict);
+    ? verdict.then((decided) => adaptiveConclusion(adaptive, adjusted, decided))
+    : adaptiveConclusion(adaptive, adjusted, verdict);
 }
 
-function concluded(
+/** A decided verdict counted for the fleet loop; a rejection under lowered thresholds says so. */
+export function adaptiveConclusion(
   adaptive: AdaptiveLimits,
   requests: readonly PolicyRequest[],
   verdict: RateLimitVerdict,
@@ -41,7 +43,7 @@ function concluded(
   const decisions = verdict.decisions.map((d) => {
     if (d.allowed || d.shadow || d.reason !== 'limit') return d;
     const request = requests.find((r) => r.policy.name === d.policy);
-    if (!request || !adaptive.lowers(request)) return d;
+    if (!request || adaptive.multiplierOf(request) >= 1) return d;
     adaptive.countFleetRejection(request);
     marked = true;
     return { ...d, reason: 'adaptive' as const };
@@ -50,7 +52,10 @@ function concluded(
 }
 
 /** A rejection nobody stored: headers give the policy's effective capacity, nothing remaining. */
-function shedVerdict(adaptive: AdaptiveLimits, shed: AdaptiveShed): RateLimitVerdict {
+export function adaptiveShedVerdict(
+  adaptive: AdaptiveLimits,
+  shed: AdaptiveShed,
+): RateLimitVerdict {
   const policy = shed.request.policy;
   const decision: RateLimitDecision = {
     policy: policy.name,

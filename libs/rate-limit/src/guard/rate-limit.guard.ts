@@ -132,18 +132,24 @@ export class RateLimitGuard implements CanActivate {
     if (requests.length === 0) return true;
     const operation = graphqlOperationOf(context);
     const verdict = operation
-      ? this.operations.decide(operation, requests, () => this.verdictOf(requests))
-      : this.verdictOf(requests);
+      ? this.operations.decide(operation, requests, () => this.verdictOf(requests, context))
+      : this.verdictOf(requests, context);
     return verdict instanceof Promise
       ? verdict.then((decided) => this.conclude(route, context, decided))
       : this.conclude(route, context, verdict);
   }
 
   /** The engine's verdict; with adaptive protection on, on effective thresholds (or shed). */
-  private verdictOf(requests: PolicyRequest[]): RateLimitVerdict | Promise<RateLimitVerdict> {
+  private verdictOf(
+    requests: PolicyRequest[],
+    context: ExecutionContext,
+  ): RateLimitVerdict | Promise<RateLimitVerdict> {
     const adaptive = this.adaptive;
     if (adaptive === undefined || !adaptive.active) return this.engine.decide(requests);
-    return adaptiveVerdict(adaptive, requests, (adjusted) => this.engine.decide(adjusted));
+    // The request the shedder may have adjusted before routing (counted once against the share).
+    const raw =
+      context.getType() === 'http' ? context.switchToHttp().getRequest<object>() : undefined;
+    return adaptiveVerdict(adaptive, requests, (adjusted) => this.engine.decide(adjusted), raw);
   }
 
   private conclude(

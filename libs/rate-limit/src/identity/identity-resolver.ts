@@ -23,7 +23,7 @@ function socketRequest(req: ContextRequest): IncomingMessage {
   return req.raw ?? req; // Fastify wraps the Node request
 }
 
-function headerValue(req: ContextRequest, name: string): string | undefined {
+export function headerValue(req: ContextRequest, name: string): string | undefined {
   const value = req.headers[name];
   const first = Array.isArray(value) ? value[0] : value;
   return first === undefined || first === '' ? undefined : first;

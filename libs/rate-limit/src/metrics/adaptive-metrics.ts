@@ -3,6 +3,14 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 /** Which loop shed a request: the fleet's lowered thresholds, or this instance's own drop share. */
 export type AdaptiveLoop = 'fleet' | 'local';
 
+/** An instance's loops after a tick, as AdaptiveProtection.snapshot() gives them. */
+export interface AdaptiveLoopsView {
+  readonly state?: { readonly level: number; readonly boost: number };
+  readonly localLevel: number;
+  readonly leading: boolean;
+  readonly multipliers: Readonly<Record<string, number>>;
+}
+
 /**
  * Adaptive protection's Prometheus metrics (SPEC section 15), in the limiter's registry: the
  * pressure by signal, each loop's level, the boost, each tier's multiplier, and adaptive
@@ -56,23 +64,22 @@ export class AdaptiveMetrics {
     });
   }
 
-  setPressure(bySignal: Readonly<Record<string, number>>, overall: number): void {
-    for (const [signal, value] of Object.entries(bySignal)) this.pressure.labels(signal).set(value);
-    this.pressure.labels('overall').set(overall);
-  }
-
-  setLeading(leading: boolean): void {
-    this.leading.set(leading ? 1 : 0);
-  }
-
-  setLevels(fleet: number, local: number, boost: number): void {
-    this.level.labels('fleet').set(fleet);
-    this.level.labels('local').set(local);
-    this.boost.set(boost);
-  }
-
-  setMultipliers(byTier: Readonly<Record<string, number>>): void {
-    for (const [tier, value] of Object.entries(byTier)) this.multiplier.labels(tier).set(value);
+  /** What one tick of the loops measured and decided. */
+  setTick(
+    pressure: { bySignal: Readonly<Record<string, number>>; value: number },
+    loops: AdaptiveLoopsView,
+  ): void {
+    for (const [signal, value] of Object.entries(pressure.bySignal)) {
+      this.pressure.labels(signal).set(value);
+    }
+    this.pressure.labels('overall').set(pressure.value);
+    this.level.labels('fleet').set(loops.state?.level ?? 0);
+    this.level.labels('local').set(loops.localLevel);
+    this.boost.set(loops.state?.boost ?? 0);
+    this.leading.set(loops.leading ? 1 : 0);
+    for (const [tier, value] of Object.entries(loops.multipliers)) {
+      this.multiplier.labels(tier).set(value);
+    }
   }
 
   countRejection(tier: string, loop: AdaptiveLoop, shadow: boolean): void {

@@ -179,16 +179,29 @@ describe('normalizeTiers', () => {
   });
 
   it.each([
-    ['tier', 'pro'],
-    ['tier', { pro: true }],
-    ['skip', true],
-    ['skip', 'yes'],
-  ] as const)('rejects a %s that is not a function (%p)', (field, value) => {
-    const error = rejectionOf({ [field]: value, tiers: { pro: { limit: 5 } } });
+    ['skip', true, ''],
+    ['skip', 'yes', ''],
+    ['tier', 'pro', " or { header: 'name' }"],
+    ['tier', { pro: true }, " or { header: 'name' }"],
+    ['tier', { header: '' }, " or { header: 'name' }"],
+    ['tier', { header: 'x plan' }, " or { header: 'name' }"],
+    ['tier', { header: 7 }, " or { header: 'name' }"],
+  ] as const)('rejects a %s that is neither a function nor allowed (%p)', (field, value, or) => {
+    const error = rejectionOf({ [field]: value, tiers: { pro: { limit: 5 } } } as never);
     expect(error.field).toBe(field);
     expect(error.message).toBe(
-      `Invalid rate limit options on ${WHERE}: "${field}" must be a function of the ExecutionContext`,
+      `Invalid rate limit options on ${WHERE}: "${field}" must be a function of the ExecutionContext${or}`,
     );
+  });
+
+  it('takes a tier named by a header', () => {
+    expect(() =>
+      normalizeTiers(
+        { limit: 5, window: '1s', tiers: { pro: { limit: 9 } }, tier: { header: 'X-Plan' } },
+        normalizePolicy({ limit: 5, window: '1s' }, 'p', WHERE),
+        WHERE,
+      ),
+    ).not.toThrow();
   });
 
   it('rejects a tier resolver on a policy that declares no tiers at all', () => {

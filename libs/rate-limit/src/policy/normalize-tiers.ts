@@ -5,6 +5,7 @@ import type { RateLimitOptions } from './rate-limit-options.interface';
 import type { RateLimitPolicy } from './rate-limit-policy.interface';
 import { thresholdProblem } from './threshold-problem';
 import { isTierName, tierPolicy } from './tier-policy';
+import { isTierSource, TIER_SOURCE_EXPECTED } from './tier-source';
 
 const TIER_FIELDS = ['limit', 'window', 'burst'];
 
@@ -17,10 +18,11 @@ export function normalizeTiers(
   policy: RateLimitPolicy,
   where: string,
 ): Map<string, TierThresholds> {
-  for (const field of ['tier', 'skip'] as const) {
-    if (options[field] !== undefined && typeof options[field] !== 'function') {
-      throw new RateLimitConfigError(where, field, 'must be a function of the ExecutionContext');
-    }
+  if (options.skip !== undefined && typeof options.skip !== 'function') {
+    throw new RateLimitConfigError(where, 'skip', 'must be a function of the ExecutionContext');
+  }
+  if (options.tier !== undefined && !isTierSource(options.tier)) {
+    throw new RateLimitConfigError(where, 'tier', TIER_SOURCE_EXPECTED);
   }
   const tiers = new Map<string, TierThresholds>();
   if (options.tiers === undefined) {

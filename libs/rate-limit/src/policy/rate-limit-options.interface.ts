@@ -32,6 +32,15 @@ export type TierResolver = (
   context: ExecutionContext,
 ) => string | undefined | Promise<string | undefined>;
 
+/**
+ * Where a request's tier comes from: a resolver, or `{ header }` (the header's value names the
+ * tier). A header is read from the request as it arrives, so `shedRememberedRejections()` can
+ * answer before routing for such a route, adaptive protection's local shedding included; a
+ * function may read what only exists after routing (an auth guard's `request.user`), so it
+ * cannot.
+ */
+export type TierSource = TierResolver | { header: string };
+
 /** Says a request is not limited at all (health probes, internal callers). */
 export type SkipPredicate = (context: ExecutionContext) => boolean | Promise<boolean>;
 
@@ -76,7 +85,7 @@ export interface RateLimitOptions {
    */
   tiers?: Record<string, TierOptions>;
   /** Which tier a request is in. @default the module's `tier`, if any */
-  tier?: TierResolver;
+  tier?: TierSource;
   /**
    * Whether adaptive protection (the module's `adaptive` option) may lower and raise this
    * policy's thresholds with the fleet's load. @default the module's `adaptive.policies`

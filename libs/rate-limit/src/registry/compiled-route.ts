@@ -5,6 +5,7 @@ import type {
   KeySource,
   SkipPredicate,
   TierResolver,
+  TierSource,
 } from '../policy/rate-limit-options.interface';
 
 /** One policy as applied to one handler, with everything per-request precomputed. */
@@ -16,6 +17,8 @@ export interface RoutePolicy {
   readonly keySource?: KeySource;
   /** Only for a policy that declares tiers: the policy's resolver, else the module's. */
   readonly tier?: TierResolver;
+  /** What `tier` reads: the shedder answers only for a tier known before routing. */
+  readonly tierSource?: TierSource;
   readonly skip?: SkipPredicate;
 }
 

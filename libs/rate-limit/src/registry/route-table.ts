@@ -5,6 +5,7 @@ import { checkKeySupported, takesDefaultPolicy } from '../context/key-support';
 import { getDeclaredRateLimits, getInheritedRateLimits } from '../decorators/rate-limit.decorator';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import { createIdentityResolver, isKeySource } from '../identity/identity-resolver';
+import { tierResolverOf } from '../identity/tier-resolver';
 import type { RateLimitConfig } from '../config/resolve-module-options';
 import { normalizePolicy } from '../policy/normalize-policy';
 import { normalizeTiers } from '../policy/normalize-tiers';
@@ -193,7 +194,9 @@ export class RouteTable implements OnModuleInit {
       identity: createIdentityResolver(keySource, clientIp, apiKeyHeader, name),
       keySource,
     };
-    const tier = tiers.size > 0 ? (options.tier ?? this.config.options.tier) : undefined;
-    return options.skip || tier ? { ...compiled, tier, skip: options.skip } : compiled;
+    const tierSource = tiers.size > 0 ? (options.tier ?? this.config.options.tier) : undefined;
+    if (!options.skip && !tierSource) return compiled;
+    const tier = tierSource && tierResolverOf(tierSource);
+    return { ...compiled, tier, tierSource, skip: options.skip };
   }
 }

@@ -33,11 +33,17 @@ describe('isSheddable: a route whose requests the raw request alone rebuilds', (
     ['no known source', { keySource: undefined }],
     ['a cost function', { cost: () => 1 }],
     ['a skip predicate', { skip: () => false }],
-    ['a tier resolver', { tier: () => 'pro' }],
+    ['a tier resolver', { tier: () => 'pro', tierSource: () => 'pro' }],
   ])('never sheds a route with %s', (_what, over) => {
     expect(isSheddable(route(policy(over)), undefined)).toBe(false);
     // One such policy among plain ones is enough.
     expect(isSheddable(route(policy(), policy({ name: 'q', ...over })), undefined)).toBe(false);
+  });
+
+  it('sheds a route whose tier a header names, read before routing as after', () => {
+    const tier = { tier: () => 'pro', tierSource: { header: 'x-plan' } };
+    expect(isSheddable(route(policy(tier)), undefined)).toBe(true);
+    expect(isSheddable(route(policy({ ...tier, skip: () => false })), undefined)).toBe(false);
   });
 
   it('sheds nothing under a module-wide skip, which may exempt any request', () => {

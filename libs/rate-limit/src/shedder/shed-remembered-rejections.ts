@@ -5,6 +5,7 @@ import { DecisionEngine } from '../engine/decision-engine';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
 import { RATE_LIMIT_CONFIG } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
+import { AdaptiveLimits } from '../runtime/adaptive/adaptive-limits.service';
 import {
   DEFAULT_SHED_PATHS,
   RejectedRoutes,
@@ -27,13 +28,15 @@ const WHERE = 'shedRememberedRejections()';
 const MAX_PATHS = 1_000_000;
 
 /**
- * Opt-in: answers a client's remembered rejection before routing, with the 429 the guard would
- * give (same status, headers and body, counted in stats and metrics alike), on Express as a
- * middleware where this is called, on Fastify as an `onRequest` hook. Nothing after it sees such
- * a request: Nest middleware (on Express; on Fastify it runs earlier), guards, pipes, exception
- * filters. Only routes whose identity the raw request carries (`ip`, `api-key`, `{ header }`,
- * `route`) with a fixed cost and no skip or tier are shed, and only rejections Redis gave and
- * this instance remembers. Call it once, before `app.init()` / `app.listen()`.
+ * Opt-in: answers a client's remembered rejection, and a request adaptive protection's local
+ * loop drops, before routing, with the 429 the guard would give (same status, headers and body,
+ * counted in stats and metrics alike), on Express as a middleware where this is called, on
+ * Fastify as an `onRequest` hook. Nothing after it sees such a request: Nest middleware (on
+ * Express; on Fastify it runs earlier), guards, pipes, exception filters. Only routes whose
+ * identity the raw request carries (`ip`, `api-key`, `{ header }`, `route`) with a fixed cost, no
+ * skip and no tier or a tier named by a header (`tier: { header }`) are shed, and only
+ * rejections Redis gave and this instance remembers, or drops of its local loop. Call it once,
+ * before `app.init()` / `app.listen()`.
  * @publicApi
  * @example
  * const app = await NestFactory.create(AppModule);
@@ -75,6 +78,7 @@ export function shedRememberedRejections(
     app.get(DecisionEngine, { strict: false }),
     app.get<RateLimitConfig>(RATE_LIMIT_CONFIG, { strict: false }).headers,
     type === 'express' ? expressJsonReply(adapter.getInstance(), viaAdapter) : viaAdapter,
+    app.get(AdaptiveLimits, { strict: false }),
   );
   if (type === 'express') {
     adapter.use((request: RoutedRequest, response: HeaderWriter, next: () => void) => {

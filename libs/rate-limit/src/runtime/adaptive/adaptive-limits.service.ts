@@ -32,11 +32,10 @@ import { LoadSampler } from './load-sampler';
 import { ADAPTIVE_LOAD_SOURCE, type LoadSource } from './load-source';
 
 /**
- * Adaptive protection in the running application (SPEC section 15). With mode 'off' (the
- * default) nothing runs: no timer, no sampler, no Redis command, and the guard skips it on one
- * property read. Otherwise a timer ticks every LOCAL_TICK_MS: Node's signals into the local
- * loop, and each second a heartbeat that carries them to the fleet loop and brings its state
- * back; the guard then asks `adjust()` for every request, all in memory.
+ * Adaptive protection in the running application (SPEC section 15). Mode 'off' (the default)
+ * runs nothing: no timer, sampler or Redis command; the guard skips it on one property read.
+ * Otherwise a timer ticks every LOCAL_TICK_MS (Node's signals into the local loop; each second a
+ * heartbeat to and from the fleet loop); the guard asks `adjust()` for each request, in memory.
  */
 @Injectable()
 export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
@@ -50,6 +49,7 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
   private metrics: AdaptiveMetrics | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly startedAt = performance.now();
+  private readonly preRouted = new WeakMap<object, PolicyRequest[]>();
   private stopped = false;
 
   constructor(
@@ -109,12 +109,29 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
     return this.options.mode === 'enforce';
   }
 
-  /** The requests to decide, or the one the local loop sheds (counted here, by tier). */
-  adjust(requests: readonly PolicyRequest[]): PolicyRequest[] | AdaptiveShed {
+  /** Whether the local loop rejects some requests now: the shedder looks at nothing otherwise. */
+  get dropping(): boolean {
+    return this.enforcing && this.protection!.local.level > 0;
+  }
+
+  /**
+   * The requests to decide, or the one the local loop sheds (counted here, by tier). For `raw`,
+   * an HTTP request the shedder adjusted before routing, that (counted once against the share).
+   */
+  adjust(requests: readonly PolicyRequest[], raw?: object): PolicyRequest[] | AdaptiveShed {
+    const early = raw && this.preRouted.get(raw);
+    if (early) return early;
     const adjusted = this.requests!.adjust(requests, this.enforcing);
     if (Array.isArray(adjusted)) return adjusted;
     this.metrics!.countRejection(adjusted.tier, 'local', !this.enforcing);
     return this.enforcing ? adjusted : (requests as PolicyRequest[]);
+  }
+
+  /** adjust() for the shedder, before routing; the guard then takes what it let through. */
+  adjustBeforeRouting(raw: object, requests: PolicyRequest[]): PolicyRequest[] | AdaptiveShed {
+    const adjusted = this.adjust(requests);
+    if (Array.isArray(adjusted)) this.preRouted.set(raw, adjusted);
+    return adjusted;
   }
 
   /** The verdict of a request it let through, for the fleet loop's weights and the boost. */
@@ -127,11 +144,6 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
     return this.requests!.multiplierOf(request);
   }
 
-  /** Whether the request's thresholds are below their configured values now. */
-  lowers(request: PolicyRequest): boolean {
-    return this.requests!.multiplierOf(request) < 1;
-  }
-
   /** Counts a rejection under thresholds the fleet loop lowered. */
   countFleetRejection(request: PolicyRequest): void {
     this.metrics!.countRejection(adaptiveTierName(request), 'fleet', false);
@@ -139,15 +151,8 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** The published state, this instance's loops and the multipliers in force (admin, tests). */
   get snapshot() {
-    const p = this.protection;
-    return {
-      mode: this.options.mode,
-      leading: p?.isLeading ?? false,
-      frozenUntil: p?.frozenUntil,
-      state: p?.state,
-      localLevel: p?.local.level ?? 0,
-      multipliers: p?.multipliers(Date.now()) ?? {},
-    };
+    const loops = this.protection?.snapshot(Date.now());
+    return { mode: this.options.mode, leading: false, localLevel: 0, multipliers: {}, ...loops };
   }
 
   /** Resolves once the next tick (and its heartbeat, every fourth) is done: for tests. */
@@ -177,20 +182,10 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
     const protection = this.protection!;
     try {
       const signals = this.sampler!.sample(dueAt);
-      const { measured } = await protection.tick(
-        signals,
-        Date.now(),
-        performance.now() - this.startedAt,
-      );
-      const multipliers = this.applyMultipliers();
-      this.metrics!.setPressure(measured.bySignal, measured.value);
-      this.metrics!.setLevels(
-        protection.state?.level ?? 0,
-        protection.local.level,
-        protection.state?.boost ?? 0,
-      );
-      this.metrics!.setLeading(protection.isLeading);
-      this.metrics!.setMultipliers(multipliers);
+      const uptimeMs = this.sampler!.uptimeMs?.() ?? performance.now() - this.startedAt;
+      const { measured } = await protection.tick(signals, Date.now(), uptimeMs);
+      this.applyMultipliers();
+      this.metrics!.setTick(measured, protection.snapshot(Date.now()));
     } finally {
       for (const listener of this.tickListeners.splice(0)) listener();
       this.schedule();

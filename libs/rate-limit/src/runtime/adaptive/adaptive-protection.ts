@@ -152,6 +152,17 @@ export class AdaptiveProtection {
     return this.held;
   }
 
+  /** The published state, this instance's loops and the multipliers in force (admin, tests). */
+  snapshot(now: number) {
+    return {
+      leading: this.leading,
+      frozenUntil: this.frozenUntil,
+      state: this.held,
+      localLevel: this.local.level,
+      multipliers: this.multipliers(now),
+    };
+  }
+
   get isLeading(): boolean {
     return this.leading;
   }

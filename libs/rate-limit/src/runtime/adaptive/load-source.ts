@@ -5,6 +5,11 @@ export interface LoadSource {
   /** Signals since the last call; `dueAt` is when the tick was meant to fire (performance.now). */
   sample(dueAt: number): LoadSignals;
   stop(): void;
+  /**
+   * How long the process has run, for the warm-up (only an emergency counts before 10 s);
+   * absent: since adaptive protection started. A scripted source may say "warm" at once.
+   */
+  uptimeMs?(): number;
 }
 
 /**
