@@ -21,6 +21,19 @@ export const LOCAL_PRESSURE_FILTER: Readonly<PressureFilter> = Object.freeze({
 });
 
 /**
+ * Event-loop utilisation this close to 1 over a whole tick is saturation: the loop was never
+ * idle, and by how much demand exceeds it no utilisation can say (at a 0.9 target 1.0 reads
+ * 1.11x whether the demand is 1.2x or 3x, a step of 0.2 tier a tick). From rest, saturation over
+ * the confirm ticks is the start of an overload of unknown size, whose backlog grows by twice
+ * the capacity a second at 3x: the local loop takes its largest steps while it lasts (in the
+ * adaptive benchmark the top tier lost 4 % of its requests to timeouts in the first seconds
+ * without this, 1.6 % with it). Once shedding, saturation is the edge of the level it seeks, and
+ * taken as an emergency there it swung between all and half of the tiers it sheds.
+ */
+export const SATURATED_ELU = 0.98;
+export const ONSET_PRESSURE = 2;
+
+/**
  * The local loop's answer for one request: the share of a tier's requests an instance rejects
  * on its own while it is overloaded (alone, or before the fleet loop's thresholds take hold, or
  * cut off from Redis). It runs the control law on the instance's own pressure and sheds by the

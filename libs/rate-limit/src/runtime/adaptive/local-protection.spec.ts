@@ -10,6 +10,8 @@ import {
 
 /** The local loop on scripted signals and an injected clock (ticks of 250 ms). */
 
+const AT_0_9 = { ...THREE_TIERS, targets: { ...THREE_TIERS.targets, elu: 0.9 } };
+
 function run(
   protection: LocalProtection,
   signals: (tick: number) => LoadSignals,
@@ -56,6 +58,29 @@ describe('LocalProtection', () => {
     expect(p.dropShare('pro')).toBe(1);
     expect(p.dropShare('enterprise')).toBe(0);
     expect(p.dropShare('partner')).toBe(0);
+  });
+
+  it('from rest, saturation takes the largest steps: everything sheddable gone in 1.5 s', () => {
+    // At a 0.9 target a saturated loop reads 1.11x: proportional steps would take 0.2 tier a
+    // tick, about 3 s to shed two tiers, while a 3x overload's backlog grows.
+    const p = new LocalProtection(AT_0_9);
+    run(p, () => ({ ...CALM, elu: 0.6 }), 20);
+    const ticks = run(p, () => SATURATED, 6, 20);
+    expect(ticks.map((t) => t.level)).toEqual([0, 0, 0.5, 1, 1.5, 2]);
+  });
+
+  it('once shedding, saturation again moves the level by proportional steps, not by tiers', () => {
+    const p = new LocalProtection(AT_0_9);
+    run(p, () => SATURATED, 8);
+    // Below the dead band (0.7 / 0.9 = 0.78): after the cool-down, down by 0.1 a tick.
+    const easing = run(p, () => ({ ...CALM, elu: 0.7 }), 14, 8);
+    const from = easing.at(-1)!.level;
+    expect(from).toBeGreaterThan(0);
+    expect(from).toBeLessThan(2);
+    const again = run(p, () => SATURATED, 8, 22);
+    const steps = again.map((t, i) => t.level - (i === 0 ? from : again[i - 1].level));
+    expect(Math.max(...steps)).toBeGreaterThan(0);
+    expect(Math.max(...steps)).toBeLessThanOrEqual(0.25);
   });
 
   it('gives back after its 2 s cool-down once CALM', () => {

@@ -6,7 +6,12 @@ import {
   type ControllerState,
   type Movement,
 } from '../../adaptive/fleet-controller';
-import { LOCAL_PRESSURE_FILTER, localDropShares } from '../../adaptive/local-shedding';
+import {
+  LOCAL_PRESSURE_FILTER,
+  localDropShares,
+  ONSET_PRESSURE,
+  SATURATED_ELU,
+} from '../../adaptive/local-shedding';
 import {
   nextInstancePressure,
   pressureOf,
@@ -37,6 +42,8 @@ export class LocalProtection {
   private pressure: InstancePressure | undefined;
   private state: ControllerState = initialControllerState(DEFAULT_LOCAL_LAW);
   private shares: Record<string, number> = {};
+  /** Saturated since the loop left rest (see SATURATED_ELU). */
+  private onset = false;
   private readonly settings;
 
   constructor(private readonly options: ResolvedAdaptiveOptions) {
@@ -51,7 +58,10 @@ export class LocalProtection {
       uptimeMs,
       LOCAL_PRESSURE_FILTER,
     );
-    const pressure = this.pressure.reported;
+    this.onset = this.saturated() && (this.onset || this.state.level === 0);
+    const pressure = this.onset
+      ? Math.max(ONSET_PRESSURE, this.pressure.reported)
+      : this.pressure.reported;
     const step = stepController(
       this.state,
       {
@@ -76,6 +86,16 @@ export class LocalProtection {
       movement: step.movement,
       shares: this.shares,
     };
+  }
+
+  /** Whether utilisation read saturated on each of the ticks that confirm a load signal. */
+  private saturated(): boolean {
+    const ticks = this.pressure!.recent.slice(-LOCAL_PRESSURE_FILTER.loadConfirmTicks);
+    const at = SATURATED_ELU / this.options.targets.elu;
+    return (
+      ticks.length === LOCAL_PRESSURE_FILTER.loadConfirmTicks &&
+      ticks.every((tick) => (tick.elu ?? 0) >= at)
+    );
   }
 
   /** The share of a tier's requests to reject now: 0 for exempt and unlisted tiers, and at rest. */
