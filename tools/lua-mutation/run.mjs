@@ -34,7 +34,12 @@ const BREAK = 0.85;
 
 const files = process.argv.slice(2).length
   ? process.argv.slice(2).map((f) => join(LUA, basename(f)))
-  : [...ALGORITHMS.map((a) => join(LUA, `${a}.lua`)), join(LUA, 'decide-call.lua')];
+  : [
+      ...ALGORITHMS.map((a) => join(LUA, `${a}.lua`)),
+      ...['decide-call', 'decide-call-entries', 'decide-call-groups'].map((f) =>
+        join(LUA, `${f}.lua`),
+      ),
+    ];
 
 let restore = () => {};
 for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -13,6 +13,9 @@ export interface DecideScripts {
   readonly byAlgorithm: Readonly<Record<RateLimitAlgorithm, RedisScript>>;
 }
 
+/** The statements of one call, in order, in one scope (see decide-call.lua). */
+const CALL = ['decide-call', 'decide-call-entries', 'decide-call-groups'];
+
 /** The function the library registers: one call, from its KEYS and ARGV. */
 const ENTRY = 'decide_call';
 /** The prelude's declaration of its hot locals, which a script initialises where it declares. */
@@ -21,7 +24,8 @@ const HOT_LOCALS =
 
 /**
  * Assembles lua/*.lua into the decide program: the prelude, the algorithms, decide.lua (the
- * contract, its constants and helpers), then decide-call.lua, the statements of one call (Redis
+ * contract, its constants and helpers), then the statements of one call (decide-call.lua and the
+ * two fragments after it; Redis
  * loads one chunk, so nothing can be required). A script runs them at its top level, on its
  * KEYS and ARGV; every EVALSHA re-creates the chunk's functions, so a request whose policies
  * share one algorithm runs the script holding only that one. A library holds every algorithm
@@ -29,11 +33,12 @@ const HOT_LOCALS =
  */
 export function loadDecideScripts(dir: string = LUA_DIR): DecideScripts {
   const text = Object.fromEntries(
-    ['prelude', ...RATE_LIMIT_ALGORITHMS, 'decide', 'begin-call', 'decide-call'].map((p) => [
+    ['prelude', ...RATE_LIMIT_ALGORITHMS, 'decide', 'begin-call', ...CALL].map((p) => [
       p,
       readLuaFile(p, dir),
     ]),
   );
+  const call = CALL.map((p) => text[p]).join('\n');
   const definitions = (prelude: string, algorithms: readonly string[]): string =>
     [prelude, ...algorithms.map((a) => text[a]), text.decide].join('\n');
   // A script's chunk runs per call: its hot locals are read as they are declared (see
@@ -45,11 +50,7 @@ export function loadDecideScripts(dir: string = LUA_DIR): DecideScripts {
   const script = (name: string, algorithms: readonly string[]): RedisScript =>
     new RedisScript(
       name,
-      [
-        definitions(scriptPrelude, algorithms),
-        'local KEYS, ARGV = KEYS, ARGV',
-        text['decide-call'],
-      ].join('\n'),
+      [definitions(scriptPrelude, algorithms), 'local KEYS, ARGV = KEYS, ARGV', call].join('\n'),
     );
   const byAlgorithm = Object.fromEntries(
     RATE_LIMIT_ALGORITHMS.map((algo) => [algo, script(`decide-${algo}`, [algo])]),
@@ -58,7 +59,7 @@ export function loadDecideScripts(dir: string = LUA_DIR): DecideScripts {
     definitions(text.prelude, RATE_LIMIT_ALGORITHMS),
     `local function ${ENTRY}(KEYS, ARGV)`,
     text['begin-call'],
-    text['decide-call'],
+    call,
     'end',
   ].join('\n');
   return {
