@@ -57,14 +57,61 @@ describe.each(factories)('conformance: $name store', (factory) => {
 
     it('rejects a cost above capacity with its own reason and charges nothing', async () => {
       const out = await client.hit(p, T0, 6);
-      expect(out).toMatchObject({ allowed: false, reason: 3, retryAfterMs: 0 });
+      // Nothing stored, so nothing to wait for; a fixed window resets when it ends (T0 is 1 s
+      // into a 10 s window), whatever it holds.
+      const resetMs = algo === 'fixed-window' ? 9_000 : 0;
+      expect(out).toMatchObject({ allowed: false, reason: 3, retryAfterMs: 0, resetMs });
       expect((await hits(p, T0, 5)).every((o) => o.allowed)).toBe(true);
+    });
+
+    it('a limit lowered under what a client holds leaves it 0, not a negative or 1', async () => {
+      await hits(p, T0, 5);
+      const lowered = policy({ algo, limit: 2, window: 10_000 });
+      expect(await client.hit(lowered, T0 + 1)).toMatchObject({ allowed: false, remaining: 0 });
+      expect(await client.peek(lowered, T0 + 1)).toMatchObject({ remaining: 0 });
+    });
+
+    it('a limit of 1: the next request waits for the first to count no more', async () => {
+      const one = policy({ algo, limit: 1, window: 10_000 });
+      const at = T0 + 2_000; // not on a fixed window's boundary (T0 is)
+      expect(await client.hit(one, at)).toMatchObject({ allowed: true, remaining: 0 });
+      const second = await client.hit(one, at + 1_000);
+      expect(second).toMatchObject({ allowed: false, remaining: 0, reason: 1 });
+      expect(second.retryAfterMs).toBeGreaterThan(0);
+      // The counter weighs the previous window's count through the next one: limit 1 waits
+      // for the window after (19 s), the others for the first request's window or its refill.
+      expect(second.retryAfterMs).toBeLessThanOrEqual(
+        algo === 'sliding-window-counter' ? 16_000 : 9_000,
+      );
+      expect(second.resetMs).toBeGreaterThanOrEqual(second.retryAfterMs);
+      expect((await client.hit(one, at + 1_000 + second.retryAfterMs)).allowed).toBe(true);
     });
 
     it('charges `cost` units', async () => {
       expect(await client.hit(p, T0, 3)).toMatchObject({ allowed: true, remaining: 2 });
       expect(await client.hit(p, T0, 3)).toMatchObject({ allowed: false, remaining: 2 });
       expect(await client.hit(p, T0, 2)).toMatchObject({ allowed: true, remaining: 0 });
+    });
+
+    it('peek of a client never seen: everything left, nothing to wait for; after a hit, when', async () => {
+      const at = T0 + 2_000;
+      const fresh = await client.peek(p, at);
+      expect(fresh).toMatchObject({ allowed: true, remaining: 5, retryAfterMs: 0 });
+      expect(fresh.resetMs).toBe(algo === 'fixed-window' ? 7_000 : 0);
+      await client.hit(p, at);
+      const after = await client.peek(p, at + 1_000);
+      expect(after).toMatchObject({ allowed: true, remaining: 4, retryAfterMs: 0 });
+      // Until the hit counts no more: its window's end (fixed), its leaving the log (sliding),
+      // the next window's end (the counter weighs it there too), its unit refilled (2 s each).
+      const resetMs: Record<RateLimitAlgorithm, number> = {
+        'fixed-window': 6_000,
+        'sliding-window': 9_000,
+        'sliding-window-counter': 16_000,
+        'token-bucket': 1_000,
+        'leaky-bucket': 1_000,
+        gcra: 1_000,
+      };
+      expect(after.resetMs).toBe(resetMs[algo]);
     });
 
     it('peek reports the standing without charging', async () => {
