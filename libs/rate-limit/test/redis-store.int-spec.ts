@@ -139,6 +139,25 @@ describe('RedisStore against a real Redis', () => {
     },
   );
 
+  it.each(['functions', 'scripts'] as const)(
+    'sliding-window: a charge trims the members that left the window (the log stays bounded; %s)',
+    async (decideWith) => {
+      const redis = new Redis(server.url);
+      try {
+        await redis.ping();
+        const c = clientFor(redis, 1_000, decideWith);
+        const p = policy({ algo: 'sliding-window', limit: 5, window: 1_000 });
+        const key = c.entry(p).key;
+        for (let i = 0; i < 5; i++) await c.hit(p, T0);
+        for (let i = 0; i < 3; i++) await c.hit(p, T0 + 1_500);
+        // A client that never pauses for a window would otherwise grow its log without end.
+        expect(await admin.zcard(key)).toBe(3);
+      } finally {
+        redis.disconnect();
+      }
+    },
+  );
+
   it('uses EVALSHA: the script is sent in full only once per server', async () => {
     const redis = new Redis(server.url);
     await redis.ping();
