@@ -190,6 +190,18 @@ describe.each(factories)('conformance: $name store', (factory) => {
       expect((await hits(p, end, 5)).every((o) => o.allowed)).toBe(true);
     });
 
+    it('sliding-window: a cost of more members than one command adds is charged and refunded in full', async () => {
+      // Redis adds and removes members 1,000 at a time.
+      const p = policy({ algo: 'sliding-window', limit: 2_500, window: 10_000 });
+      expect(await client.hit(p, T0, 1_001)).toMatchObject({ allowed: true, remaining: 1_499 });
+      expect(await client.hit(p, T0 + 1, 1_001)).toMatchObject({ allowed: true, remaining: 498 });
+      expect((await client.peek(p, T0 + 2)).remaining).toBe(498);
+      await client.refund(p, T0 + 3, T0 + 1, 1_001);
+      expect((await client.peek(p, T0 + 4)).remaining).toBe(1_499);
+      await client.refund(p, T0 + 5, T0, 1_001);
+      expect((await client.peek(p, T0 + 6)).remaining).toBe(2_500);
+    });
+
     it('sliding-window: never more than `limit` in any interval of the window length', async () => {
       const p = policy({ algo: 'sliding-window', limit: 5, window: 10_000 });
       await hits(p, T0, 5);
