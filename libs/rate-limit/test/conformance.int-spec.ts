@@ -202,6 +202,15 @@ describe.each(factories)('conformance: $name store', (factory) => {
       expect((await client.peek(p, T0 + 6)).remaining).toBe(2_500);
     });
 
+    it('sliding-window-counter: at the instant a window ends, its count weighs as the previous one', async () => {
+      const p = policy({ algo: 'sliding-window-counter', limit: 5, window: 10_000 });
+      await hits(p, T0, 3);
+      const end = T0 - 1_000 + 10_000; // T0 is 1 s into its window
+      // Fully weighted still (nothing of the new window has elapsed), and gone when it ends.
+      expect(await client.peek(p, end)).toMatchObject({ remaining: 2, resetMs: 10_000 });
+      expect(await client.peek(p, end - 1)).toMatchObject({ remaining: 2, resetMs: 10_001 });
+    });
+
     it('sliding-window: never more than `limit` in any interval of the window length', async () => {
       const p = policy({ algo: 'sliding-window', limit: 5, window: 10_000 });
       await hits(p, T0, 5);

@@ -158,6 +158,31 @@ describe('RedisStore against a real Redis', () => {
     },
   );
 
+  it.each(['functions', 'scripts'] as const)(
+    'sliding-window-counter: a value with a field that is not a number reads as no counts (%s)',
+    async (decideWith) => {
+      const redis = new Redis(server.url);
+      try {
+        await redis.ping();
+        const c = clientFor(redis, 1_000, decideWith);
+        const p = policy({ algo: 'sliding-window-counter', limit: 5, window: 10_000 });
+        const key = c.entry(p).key;
+        const index = Math.floor(T0 / 10_000);
+        for (const garbled of [
+          `x:10000:3:0`,
+          `${index}:x:3:0`,
+          `${index}:10000:x:0`,
+          `${index}:10000:3:x`,
+        ]) {
+          await admin.set(key, garbled, 'PX', 60_000);
+          expect(await c.hit(p, T0)).toMatchObject({ allowed: true, remaining: 4 });
+        }
+      } finally {
+        redis.disconnect();
+      }
+    },
+  );
+
   it('uses EVALSHA: the script is sent in full only once per server', async () => {
     const redis = new Redis(server.url);
     await redis.ping();
