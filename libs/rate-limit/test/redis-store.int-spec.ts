@@ -183,6 +183,34 @@ describe('RedisStore against a real Redis', () => {
     },
   );
 
+  it.each(['functions', 'scripts'] as const)(
+    'sliding-window-counter: after a change of window, what is kept lives as long as it weighs (%s)',
+    async (decideWith) => {
+      const redis = new Redis(server.url);
+      try {
+        await redis.ping();
+        const c = clientFor(redis, 1_000, decideWith);
+        const tenSeconds = policy({ algo: 'sliding-window-counter', limit: 1, window: 10_000 });
+        const key = c.entry(tenSeconds).key;
+        // T0 is 1 s into a 10 s window, which ends 9 s later.
+        expect((await c.hit(tenSeconds, T0)).allowed).toBe(true);
+        // Window now 5 s; 500 ms into the 5 s window after the old one's end, the old count is
+        // the previous one (weight 0.9): rejected, and moved into the new windows, kept 4.5 s.
+        const fiveSeconds = policy({ algo: 'sliding-window-counter', limit: 1, window: 5_000 });
+        expect((await c.hit(fiveSeconds, T0 + 9_500)).allowed).toBe(false);
+        const ttl = await admin.pttl(key);
+        expect(ttl).toBeGreaterThan(4_000);
+        expect(ttl).toBeLessThanOrEqual(4_500);
+        // A value whose counts no longer weigh, moved by a rejected request: no key left.
+        await admin.set(key, `${Math.floor(T0 / 10_000) - 5}:10000:2:0`, 'PX', 60_000);
+        expect(await c.hit(fiveSeconds, T0, 2)).toMatchObject({ allowed: false, reason: 3 });
+        expect(await admin.exists(key)).toBe(0);
+      } finally {
+        redis.disconnect();
+      }
+    },
+  );
+
   it('uses EVALSHA: the script is sent in full only once per server', async () => {
     const redis = new Redis(server.url);
     await redis.ping();
