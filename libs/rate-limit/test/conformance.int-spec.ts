@@ -211,6 +211,19 @@ describe.each(factories)('conformance: $name store', (factory) => {
       expect(await client.peek(p, end - 1)).toMatchObject({ remaining: 2, resetMs: 10_001 });
     });
 
+    it('sliding-window-counter: the previous count alone sets the reset; an older charge refunds nothing', async () => {
+      const p = policy({ algo: 'sliding-window-counter', limit: 5, window: 10_000 });
+      await client.hit(p, T0);
+      // One window on (1 s into it): the hit is the previous count, weighing until this one ends.
+      expect(await client.peek(p, T0 + 10_000)).toMatchObject({ remaining: 4, resetMs: 9_000 });
+      await client.hit(p, T0 + 10_000);
+      await client.hit(p, T0 + 20_000);
+      const before = await client.peek(p, T0 + 20_000);
+      // The first hit's window is two back, no longer in force: its refund changes nothing.
+      await client.refund(p, T0 + 20_000, T0);
+      expect(await client.peek(p, T0 + 20_000)).toEqual(before);
+    });
+
     it('sliding-window: never more than `limit` in any interval of the window length', async () => {
       const p = policy({ algo: 'sliding-window', limit: 5, window: 10_000 });
       await hits(p, T0, 5);
