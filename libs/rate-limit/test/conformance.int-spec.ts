@@ -224,6 +224,18 @@ describe.each(factories)('conformance: $name store', (factory) => {
       expect(await client.peek(p, T0 + 20_000)).toEqual(before);
     });
 
+    it("sliding-window-counter: a refund of the previous window's charge gives it back, down to 0", async () => {
+      const p = policy({ algo: 'sliding-window-counter', limit: 5, window: 10_000 });
+      await client.hit(p, T0);
+      // Stored one window on: 1 now, 1 before (weight 0.9 here, 1 s in).
+      await client.hit(p, T0 + 10_000);
+      expect((await client.peek(p, T0 + 10_000)).remaining).toBe(3);
+      // More than it holds (a cost of 2 against a count of 1): the count stops at 0.
+      await client.refund(p, T0 + 10_000, T0, 2);
+      expect((await client.peek(p, T0 + 10_000)).remaining).toBe(4);
+      expect((await client.hit(p, T0 + 10_000, 4)).allowed).toBe(true);
+    });
+
     it('sliding-window: never more than `limit` in any interval of the window length', async () => {
       const p = policy({ algo: 'sliding-window', limit: 5, window: 10_000 });
       await hits(p, T0, 5);
