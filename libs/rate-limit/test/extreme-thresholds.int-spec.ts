@@ -104,6 +104,33 @@ describe('one batch, one extreme group: the other groups are decided as usual', 
   );
 });
 
+describe.each(factories)('gcra with a TAT beyond the longest expiry: $name store', (factory) => {
+  let sut: StoreUnderTest;
+
+  beforeAll(() => factory.setup());
+  afterAll(() => factory.teardown());
+  beforeEach(async () => {
+    sut = await factory.create();
+  });
+
+  it('keeps counting from the TAT it holds, as one number, on the next request', async () => {
+    // One a 366 d window, burst 10,000: a cost of 2,000 puts the TAT 2,000 x 366 d ahead, past
+    // the 2^45 ms that any expiry or wait is capped to (stored as one number, expiry capped).
+    const p = policy({ algo: 'gcra', limit: 1, burst: 10_000, window: MAX_WINDOW_MS });
+    const client = new Client(sut, 'ip:203.0.113.12');
+    expect(2_000 * MAX_WINDOW_MS).toBeGreaterThan(MAX_MS);
+    expect(await client.hit(p, undefined, 2_000)).toMatchObject({
+      allowed: true,
+      remaining: 8_000,
+    });
+    expect(await client.hit(p)).toMatchObject({ allowed: true, remaining: 7_999 });
+    expect(await client.hit(p, undefined, 8_000)).toMatchObject({
+      allowed: false,
+      remaining: 7_999,
+    });
+  });
+});
+
 describe.each(factories)('sliding-window at its largest limit: $name store', (factory) => {
   let sut: StoreUnderTest;
 

@@ -211,6 +211,22 @@ describe('RedisStore against a real Redis', () => {
     },
   );
 
+  it.each(['functions', 'scripts'] as const)(
+    'gcra: a value that is neither form reads as no TAT: a full burst is admitted (%s)',
+    async (decideWith) => {
+      const redis = new Redis(server.url);
+      try {
+        await redis.ping();
+        const c = clientFor(redis, 1_000, decideWith);
+        const p = policy({ algo: 'gcra', limit: 5, window: 10_000, burst: 5 });
+        await admin.set(c.entry(p).key, 'not:a-tat', 'PX', 60_000);
+        expect(await c.hit(p, T0, 5)).toMatchObject({ allowed: true, remaining: 0 });
+      } finally {
+        redis.disconnect();
+      }
+    },
+  );
+
   it('uses EVALSHA: the script is sent in full only once per server', async () => {
     const redis = new Redis(server.url);
     await redis.ping();
