@@ -212,6 +212,28 @@ describe('RedisStore against a real Redis', () => {
   );
 
   it.each(['functions', 'scripts'] as const)(
+    'gcra: a refund back to now leaves no key; a burst lowered under what is held leaves 0 (%s)',
+    async (decideWith) => {
+      const redis = new Redis(server.url);
+      try {
+        await redis.ping();
+        const c = clientFor(redis, 1_000, decideWith);
+        const p = policy({ algo: 'gcra', limit: 5, window: 10_000, burst: 5 });
+        const key = c.entry(p).key;
+        expect(await c.hit(p, T0, 2)).toMatchObject({ allowed: true, remaining: 3 });
+        await c.refund(p, T0, T0, 2);
+        expect(await admin.exists(key)).toBe(0);
+        // Five held, then the burst lowered to 2 at runtime: nothing left, not a negative or 1.
+        expect(await c.hit(p, T0, 5)).toMatchObject({ allowed: true, remaining: 0 });
+        const lowered = policy({ algo: 'gcra', limit: 5, window: 10_000, burst: 2 });
+        expect(await c.hit(lowered, T0)).toMatchObject({ allowed: false, remaining: 0 });
+      } finally {
+        redis.disconnect();
+      }
+    },
+  );
+
+  it.each(['functions', 'scripts'] as const)(
     'gcra: a value that is neither form reads as no TAT: a full burst is admitted (%s)',
     async (decideWith) => {
       const redis = new Redis(server.url);
