@@ -32,6 +32,20 @@ describe('RedisStore against a real Redis', () => {
     );
   }
 
+  /** A client on a connection of its own, deciding with `decideWith`, closed after `use`. */
+  async function withClient(
+    decideWith: 'functions' | 'scripts',
+    use: (c: Client) => Promise<void>,
+  ): Promise<void> {
+    const redis = new Redis(server.url);
+    try {
+      await redis.ping();
+      await use(clientFor(redis, 1_000, decideWith));
+    } finally {
+      redis.disconnect();
+    }
+  }
+
   it('loads the script again after SCRIPT FLUSH (NOSCRIPT -> EVAL) and keeps counting', async () => {
     const redis = new Redis(server.url);
     await redis.ping();
@@ -89,11 +103,8 @@ describe('RedisStore against a real Redis', () => {
 
   it.each(['functions', 'scripts'] as const)(
     'a refund that fills a token bucket again removes its key (full and missing are one state; %s)',
-    async (decideWith) => {
-      const redis = new Redis(server.url);
-      try {
-        await redis.ping();
-        const c = clientFor(redis, 1_000, decideWith);
+    (decideWith) =>
+      withClient(decideWith, async (c) => {
         const p = policy({ algo: 'token-bucket', limit: 10, window: 10_000, burst: 5 });
         const key = c.entry(p).key;
         expect(await c.hit(p, T0, 2)).toMatchObject({ allowed: true, remaining: 3 });
@@ -106,19 +117,13 @@ describe('RedisStore against a real Redis', () => {
         await c.refund(p, T0, T0, 3);
         expect(await admin.exists(key)).toBe(0);
         expect((await c.peek(p, T0)).remaining).toBe(5);
-      } finally {
-        redis.disconnect();
-      }
-    },
+      }),
   );
 
   it.each(['functions', 'scripts'] as const)(
     'leaky-bucket: an emptied bucket has no key, a lowered capacity leaves 0, a garbled value is empty (%s)',
-    async (decideWith) => {
-      const redis = new Redis(server.url);
-      try {
-        await redis.ping();
-        const c = clientFor(redis, 1_000, decideWith);
+    (decideWith) =>
+      withClient(decideWith, async (c) => {
         const p = policy({ algo: 'leaky-bucket', limit: 5, window: 10_000, burst: 5 });
         const key = c.entry(p).key;
         // A refund to exactly empty: no key, not a key holding an empty bucket.
@@ -133,38 +138,26 @@ describe('RedisStore against a real Redis', () => {
         // A value written by hand without its time reads as an empty bucket.
         await admin.set(key, 'garbled', 'PX', 60_000);
         expect(await c.hit(p, T0)).toMatchObject({ allowed: true, remaining: 4 });
-      } finally {
-        redis.disconnect();
-      }
-    },
+      }),
   );
 
   it.each(['functions', 'scripts'] as const)(
     'sliding-window: a charge trims the members that left the window (the log stays bounded; %s)',
-    async (decideWith) => {
-      const redis = new Redis(server.url);
-      try {
-        await redis.ping();
-        const c = clientFor(redis, 1_000, decideWith);
+    (decideWith) =>
+      withClient(decideWith, async (c) => {
         const p = policy({ algo: 'sliding-window', limit: 5, window: 1_000 });
         const key = c.entry(p).key;
         for (let i = 0; i < 5; i++) await c.hit(p, T0);
         for (let i = 0; i < 3; i++) await c.hit(p, T0 + 1_500);
         // A client that never pauses for a window would otherwise grow its log without end.
         expect(await admin.zcard(key)).toBe(3);
-      } finally {
-        redis.disconnect();
-      }
-    },
+      }),
   );
 
   it.each(['functions', 'scripts'] as const)(
     'sliding-window-counter: a value with a field that is not a number reads as no counts (%s)',
-    async (decideWith) => {
-      const redis = new Redis(server.url);
-      try {
-        await redis.ping();
-        const c = clientFor(redis, 1_000, decideWith);
+    (decideWith) =>
+      withClient(decideWith, async (c) => {
         const p = policy({ algo: 'sliding-window-counter', limit: 5, window: 10_000 });
         const key = c.entry(p).key;
         const index = Math.floor(T0 / 10_000);
@@ -177,19 +170,13 @@ describe('RedisStore against a real Redis', () => {
           await admin.set(key, garbled, 'PX', 60_000);
           expect(await c.hit(p, T0)).toMatchObject({ allowed: true, remaining: 4 });
         }
-      } finally {
-        redis.disconnect();
-      }
-    },
+      }),
   );
 
   it.each(['functions', 'scripts'] as const)(
     'sliding-window-counter: after a change of window, what is kept lives as long as it weighs (%s)',
-    async (decideWith) => {
-      const redis = new Redis(server.url);
-      try {
-        await redis.ping();
-        const c = clientFor(redis, 1_000, decideWith);
+    (decideWith) =>
+      withClient(decideWith, async (c) => {
         const tenSeconds = policy({ algo: 'sliding-window-counter', limit: 1, window: 10_000 });
         const key = c.entry(tenSeconds).key;
         // T0 is 1 s into a 10 s window, which ends 9 s later.
@@ -205,19 +192,13 @@ describe('RedisStore against a real Redis', () => {
         await admin.set(key, `${Math.floor(T0 / 10_000) - 5}:10000:2:0`, 'PX', 60_000);
         expect(await c.hit(fiveSeconds, T0, 2)).toMatchObject({ allowed: false, reason: 3 });
         expect(await admin.exists(key)).toBe(0);
-      } finally {
-        redis.disconnect();
-      }
-    },
+      }),
   );
 
   it.each(['functions', 'scripts'] as const)(
     'gcra: a refund back to now leaves no key; a burst lowered under what is held leaves 0 (%s)',
-    async (decideWith) => {
-      const redis = new Redis(server.url);
-      try {
-        await redis.ping();
-        const c = clientFor(redis, 1_000, decideWith);
+    (decideWith) =>
+      withClient(decideWith, async (c) => {
         const p = policy({ algo: 'gcra', limit: 5, window: 10_000, burst: 5 });
         const key = c.entry(p).key;
         expect(await c.hit(p, T0, 2)).toMatchObject({ allowed: true, remaining: 3 });
@@ -227,26 +208,17 @@ describe('RedisStore against a real Redis', () => {
         expect(await c.hit(p, T0, 5)).toMatchObject({ allowed: true, remaining: 0 });
         const lowered = policy({ algo: 'gcra', limit: 5, window: 10_000, burst: 2 });
         expect(await c.hit(lowered, T0)).toMatchObject({ allowed: false, remaining: 0 });
-      } finally {
-        redis.disconnect();
-      }
-    },
+      }),
   );
 
   it.each(['functions', 'scripts'] as const)(
     'gcra: a value that is neither form reads as no TAT: a full burst is admitted (%s)',
-    async (decideWith) => {
-      const redis = new Redis(server.url);
-      try {
-        await redis.ping();
-        const c = clientFor(redis, 1_000, decideWith);
+    (decideWith) =>
+      withClient(decideWith, async (c) => {
         const p = policy({ algo: 'gcra', limit: 5, window: 10_000, burst: 5 });
         await admin.set(c.entry(p).key, 'not:a-tat', 'PX', 60_000);
         expect(await c.hit(p, T0, 5)).toMatchObject({ allowed: true, remaining: 0 });
-      } finally {
-        redis.disconnect();
-      }
-    },
+      }),
   );
 
   it('uses EVALSHA: the script is sent in full only once per server', async () => {
