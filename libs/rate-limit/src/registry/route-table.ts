@@ -188,12 +188,8 @@ export class RouteTable implements OnModuleInit {
     const tiers = normalizeTiers(options, policy, where);
     this.registry.register(policy, where, options.burst === undefined, usage, tiers);
     const { clientIp, apiKeyHeader } = this.config;
-    const compiled: RoutePolicy = {
-      name,
-      cost: options.cost ?? 1,
-      identity: createIdentityResolver(keySource, clientIp, apiKeyHeader, name),
-      keySource,
-    };
+    const identity = createIdentityResolver(keySource, clientIp, apiKeyHeader, name);
+    const compiled: RoutePolicy = { name, cost: options.cost ?? 1, identity, keySource };
     const tierSource = tiers.size > 0 ? (options.tier ?? this.config.options.tier) : undefined;
     if (!options.skip && !tierSource) return compiled;
     const tier = tierSource && tierResolverOf(tierSource);
