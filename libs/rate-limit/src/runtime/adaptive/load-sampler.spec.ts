@@ -34,6 +34,21 @@ describe('LoadSampler', () => {
     }
   });
 
+  it('records a block that begins right after a sample, before its timer fires again', async () => {
+    const sampler = new LoadSampler(1);
+    try {
+      await sleep(30);
+      const dueAt = performance.now();
+      sampler.sample(dueAt);
+      busy(200);
+      const recorded = sampler.delaysRecorded;
+      while (sampler.delaysRecorded === recorded) await sleep(5);
+      expect(sampler.sample(dueAt).eventLoopDelayMs).toBeGreaterThanOrEqual(180);
+    } finally {
+      sampler.stop();
+    }
+  });
+
   it('has no CPU signal without a quota', () => {
     const sampler = new LoadSampler(undefined);
     try {

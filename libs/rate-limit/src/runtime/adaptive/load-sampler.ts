@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
+import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import type { LoadSignals } from '../../adaptive/pressure';
 
@@ -12,15 +12,26 @@ const DELAY_RESOLUTION_MS = 10;
  * previous one; the caller's timer passes when it meant to fire.
  */
 export class LoadSampler {
-  private readonly delay: IntervalHistogram;
+  /** Intervals between firings of `timer`, ns: each is the resolution plus the loop's delay. */
+  private readonly delay: RecordableHistogram = createHistogram();
+  private lastFiringAt = performance.now();
+  private readonly timer: NodeJS.Timeout;
   private elu = performance.eventLoopUtilization();
   private cpu = process.cpuUsage();
   private lastAt = performance.now();
 
   /** @param quotaCores CPUs the cgroup allows (cpu-quota.ts); undefined: CPU is no signal. */
   constructor(private readonly quotaCores: number | undefined) {
-    this.delay = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
-    this.delay.enable();
+    // A timer of its own, not monitorEventLoopDelay(): that histogram's reset() also forgets
+    // when it last fired, so a block that began after a tick's reset and before its next firing
+    // was never recorded (seen as a flaky test; reproduced: a 200 ms block read as 10 ms).
+    this.timer = setInterval(() => this.recordDelay(), DELAY_RESOLUTION_MS).unref();
+  }
+
+  private recordDelay(): void {
+    const now = performance.now();
+    this.delay.record(Math.max(1, Math.round((now - this.lastFiringAt) * 1e6)));
+    this.lastFiringAt = now;
   }
 
   /** Signals since the last sample; `dueAt` is when this tick was meant to fire (performance.now). */
@@ -55,6 +66,6 @@ export class LoadSampler {
   }
 
   stop(): void {
-    this.delay.disable();
+    clearInterval(this.timer);
   }
 }
