@@ -5,6 +5,7 @@ import type { RateLimitVerdict } from '../decision/rate-limit-decision.interface
 import type { DecisionEngine } from '../engine/decision-engine';
 import type { PolicyRequest } from '../engine/policy-request';
 import { adaptiveConclusion, adaptiveShedVerdict } from '../guard/adaptive-verdict';
+import { routeRequests } from '../guard/route-requests';
 import { mostRestrictive, verdictHeaders } from '../guard/rate-limit-headers';
 import { rejectionBody } from '../guard/rejection-exceptions';
 import { setResponseHeader } from '../guard/set-response-header';
@@ -69,33 +70,19 @@ export class RejectionShedder {
   }
 
   /**
-   * The requests the guard builds for a route of plain policies (the only kind RejectedRoutes
-   * learns): the enabled ones, with their identity and fixed cost. Undefined when an identity
-   * cannot be had synchronously, which leaves the request to the guard.
+   * The guard's requests for the route (routeRequests), when they can be had synchronously: a
+   * learned route's identities and tiers are read from the raw request (isSheddable). Undefined
+   * otherwise, which leaves the request to the guard; it resolves them again and reports what
+   * fails.
    */
   private requests(route: CompiledRoute, context: ExecutionContext): PolicyRequest[] | undefined {
-    const requests: PolicyRequest[] = [];
-    for (const routePolicy of route.policies) {
-      const policy = this.registry.get(routePolicy.name);
-      if (!policy?.enabled) continue;
-      let identity: unknown;
-      try {
-        identity = routePolicy.identity(context);
-      } catch {
-        return undefined; // the guard resolves it again, and reports what fails
-      }
-      if (typeof identity !== 'string' || typeof routePolicy.cost !== 'number') return undefined;
-      // Only a tier named by a header is learned (isSheddable): read as the guard reads it.
-      const tier = routePolicy.tier?.(context);
-      if (tier instanceof Promise) return undefined;
-      const tiered = tier === undefined ? undefined : this.registry.getTier(routePolicy.name, tier);
-      requests.push({
-        policy: tiered ?? policy,
-        identity,
-        cost: routePolicy.cost,
-        ...(tier === undefined ? {} : { tier }),
-      });
+    try {
+      const requests = routeRequests(this.registry, route, context);
+      if (Array.isArray(requests)) return requests;
+      requests.catch(() => undefined);
+    } catch {
+      // the guard's to report
     }
-    return requests;
+    return undefined;
   }
 }
