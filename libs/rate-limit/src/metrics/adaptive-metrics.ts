@@ -3,7 +3,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 /** Which loop shed a request: the fleet's lowered thresholds, or this instance's own drop share. */
 export type AdaptiveLoop = 'fleet' | 'local';
 
-/** An instance's loops after a tick, as AdaptiveProtection.snapshot() gives them. */
+/** An instance's loops after a tick. */
 export interface AdaptiveLoopsView {
   readonly state?: { readonly level: number; readonly boost: number };
   readonly localLevel: number;

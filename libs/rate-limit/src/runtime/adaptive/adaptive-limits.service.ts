@@ -184,8 +184,10 @@ export class AdaptiveLimits implements OnApplicationBootstrap, OnModuleDestroy {
       const signals = this.sampler!.sample(dueAt);
       const uptimeMs = this.sampler!.uptimeMs?.() ?? performance.now() - this.startedAt;
       const { measured } = await protection.tick(signals, Date.now(), uptimeMs);
-      this.applyMultipliers();
-      this.metrics!.setTick(measured, protection.snapshot(Date.now()));
+      // The multipliers just taken, not computed again by snapshot().
+      const multipliers = this.applyMultipliers();
+      const { state, local, isLeading: leading } = protection;
+      this.metrics!.setTick(measured, { state, localLevel: local.level, leading, multipliers });
     } finally {
       for (const listener of this.tickListeners.splice(0)) listener();
       this.schedule();
