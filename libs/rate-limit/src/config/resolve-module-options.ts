@@ -1,6 +1,6 @@
 import { resolveAdaptiveOptions, type ResolvedAdaptiveOptions } from '../adaptive/adaptive-options';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
-import { isTierSource, TIER_SOURCE_EXPECTED } from '../policy/tier-source';
+import { checkSkipAndTier } from '../policy/tier-source';
 import type { ClientIpResolver } from '../identity/client-ip';
 import { KeyBuilder } from '../keys/key-builder';
 import { resolveIdentityHashing, type IdentityHashing } from './resolve-identity-hashing';
@@ -80,12 +80,7 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Rate
     50,
     60_000,
   );
-  if (options.skip !== undefined && typeof options.skip !== 'function') {
-    throw new RateLimitConfigError(WHERE, 'skip', 'must be a function of the ExecutionContext');
-  }
-  if (options.tier !== undefined && !isTierSource(options.tier)) {
-    throw new RateLimitConfigError(WHERE, 'tier', TIER_SOURCE_EXPECTED);
-  }
+  checkSkipAndTier(WHERE, options);
   const apiKeyHeader = (options.apiKeyHeader ?? DEFAULT_API_KEY_HEADER).toLowerCase();
   const keys = new KeyBuilder(prefix);
   const identityHashing = resolveIdentityHashing(options.identityHashing, keys);

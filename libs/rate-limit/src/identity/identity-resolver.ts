@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { NAMED_KEY_SOURCES, type KeySource } from '../policy/rate-limit-options.interface';
 import { connectionIdOf, requestOf, type ContextRequest } from '../context/context-request';
 import { RateLimitConfigError } from '../errors/rate-limit-config.error';
+import { isHeaderSource } from '../policy/tier-source';
 import type { ClientIpResolver } from './client-ip';
 
 /** Resolves who a request counts against; built once per policy at bootstrap. */
@@ -91,6 +92,5 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 export function isKeySource(value: unknown): value is KeySource {
   if (typeof value === 'function' || (NAMED_KEY_SOURCES as readonly unknown[]).includes(value))
     return true;
-  const header = (value as { header?: unknown } | null)?.header;
-  return typeof value === 'object' && typeof header === 'string' && /^[A-Za-z0-9-]+$/.test(header);
+  return isHeaderSource(value);
 }

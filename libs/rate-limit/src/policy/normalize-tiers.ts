@@ -5,7 +5,7 @@ import type { RateLimitOptions } from './rate-limit-options.interface';
 import type { RateLimitPolicy } from './rate-limit-policy.interface';
 import { thresholdProblem } from './threshold-problem';
 import { isTierName, tierPolicy } from './tier-policy';
-import { isTierSource, TIER_SOURCE_EXPECTED } from './tier-source';
+import { checkSkipAndTier } from './tier-source';
 
 const TIER_FIELDS = ['limit', 'window', 'burst'];
 
@@ -18,12 +18,7 @@ export function normalizeTiers(
   policy: RateLimitPolicy,
   where: string,
 ): Map<string, TierThresholds> {
-  if (options.skip !== undefined && typeof options.skip !== 'function') {
-    throw new RateLimitConfigError(where, 'skip', 'must be a function of the ExecutionContext');
-  }
-  if (options.tier !== undefined && !isTierSource(options.tier)) {
-    throw new RateLimitConfigError(where, 'tier', TIER_SOURCE_EXPECTED);
-  }
+  checkSkipAndTier(where, options);
   const tiers = new Map<string, TierThresholds>();
   if (options.tiers === undefined) {
     if (options.tier !== undefined) {
