@@ -5,21 +5,13 @@
 // back. Prints each survivor and the score per file and overall; exits 1 below 85 %.
 // The file is restored on every exit path, Ctrl-C included.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mutantsOf } from './mutants.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const LUA = join(ROOT, 'libs/rate-limit/src/store/redis/lua');
-const ALGORITHMS = [
-  'fixed-window',
-  'sliding-window',
-  'sliding-window-counter',
-  'token-bucket',
-  'leaky-bucket',
-  'gcra',
-];
 /** The specs that decide through the scripts and check what they answer and store. */
 const SPECS = [
   'libs/rate-limit/test/conformance.int-spec.ts',
@@ -32,14 +24,22 @@ const SPECS = [
 ];
 const BREAK = 0.85;
 
+// Every file that defines an algorithm (`algorithms['<name>'] =`, as decide-script.ts assembles
+// them) and the call's fragments: read from the directory, not listed a second time here.
+const decideFiles = () =>
+  readdirSync(LUA)
+    .filter((f) => f.endsWith('.lua'))
+    .filter(
+      (f) =>
+        f.startsWith('decide-call') ||
+        /^algorithms\['[^']+'\] =/m.test(readFileSync(join(LUA, f), 'utf8')),
+    )
+    .sort()
+    .map((f) => join(LUA, f));
+
 const files = process.argv.slice(2).length
   ? process.argv.slice(2).map((f) => join(LUA, basename(f)))
-  : [
-      ...ALGORITHMS.map((a) => join(LUA, `${a}.lua`)),
-      ...['decide-call', 'decide-call-entries', 'decide-call-groups'].map((f) =>
-        join(LUA, `${f}.lua`),
-      ),
-    ];
+  : decideFiles();
 
 let restore = () => {};
 for (const signal of ['SIGINT', 'SIGTERM']) {
