@@ -64,8 +64,32 @@ async function boot(prefix: string, admin: boolean): Promise<INestApplication> {
   return app;
 }
 
+/**
+ * Resolves once MONITOR has delivered every command run so far: it streams them behind their
+ * execution, so an earlier test's last decisions (FCALL) could arrive inside the next count.
+ */
+async function monitorCaughtUp(): Promise<void> {
+  const marker = `core-alone-caught-up-${Math.random()}`;
+  const seen = new Promise<void>((resolve) => {
+    const onCommand = (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() !== 'echo' || args[1] !== marker) return;
+      monitor.off('monitor', onCommand);
+      resolve();
+    };
+    monitor.on('monitor', onCommand);
+  });
+  const client = new Redis(redis.url);
+  try {
+    await client.echo(marker);
+    await seen;
+  } finally {
+    client.disconnect();
+  }
+}
+
 /** The commands clients sent Redis in `ms`, by name (not those scripts ran: MONITOR's "lua"). */
 async function commandsIn(ms: number): Promise<Map<string, number>> {
+  await monitorCaughtUp();
   const seen = new Map<string, number>();
   const count = (_time: string, args: string[], source: string) => {
     if (source === 'lua') return;
