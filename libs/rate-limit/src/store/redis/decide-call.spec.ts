@@ -71,12 +71,43 @@ describe('encodeDecideCall, lone form', () => {
     cost,
   });
 
-  it('sends a lone request without override key or penalty in 8 arguments', () => {
-    expect(encodeDecideCall('consume', [[bare('a', plain, 2)]], undefined)).toEqual({
+  it('sends a lone request without override key or penalty in 5 arguments', () => {
+    expect(encodeDecideCall('consume', [[bare('a')]], undefined)).toEqual({
       keys: ['a'],
-      args: ['c', 'gcra', 5, 10_000, 5, 0, 2],
+      args: ['c', 'gcra', 5, 10_000],
     });
-    expect(encodeDecideCall('peek', [[bare('a')]], undefined).args[0]).toBe('p');
+    expect(encodeDecideCall('peek', [[bare('a')]], undefined).args).toEqual([
+      'p',
+      'gcra',
+      5,
+      10_000,
+    ]);
+  });
+
+  it('adds burst, shadow and cost when any of them is not its default', () => {
+    expect(encodeDecideCall('consume', [[bare('a', plain, 2)]], undefined).args).toEqual([
+      'c',
+      'gcra',
+      5,
+      10_000,
+      5,
+      0,
+      2,
+    ]);
+    const bursty = normalizePolicy(
+      { algo: 'token-bucket', limit: 3, window: '1s', burst: 6 },
+      'b',
+      'test',
+    );
+    expect(encodeDecideCall('consume', [[bare('a', bursty)]], undefined).args).toEqual([
+      'c',
+      'token-bucket',
+      3,
+      1_000,
+      6,
+      0,
+      1,
+    ]);
   });
 
   it('uses the general form whenever the lone form cannot say it', () => {
@@ -147,15 +178,33 @@ describe('parseDecideReply', () => {
     });
   });
 
+  it("reads the lone form's admitted reply: time, remaining, resetMs", () => {
+    expect(parseDecideReply([1_700_000_000_000_000, 4, 900], [[entry('a')]])).toEqual([
+      {
+        admitted: true,
+        decidedAtUs: 1_700_000_000_000_000,
+        outcomes: [{ allowed: true, remaining: 4, resetMs: 900, retryAfterMs: 0, reason: 0 }],
+      },
+    ]);
+    // Three values whose third is a message: a failed group, not an admission.
+    const failed = parseDecideReply([9, -1, 'WRONGTYPE Operation'], [[entry('a')]]);
+    expect(failed[0]).toBeInstanceOf(RateLimitStoreError);
+    // Only a lone call can be answered so.
+    expect(() => parseDecideReply([9, 4, 900], [[entry('a'), entry('b')]])).toThrow(
+      /Unexpected reply/,
+    );
+    expect(() => parseDecideReply([9, 4, 900], [[entry('a')], [entry('b')]])).toThrow(
+      /Unexpected reply/,
+    );
+  });
+
   it('refuses a reply of the wrong shape', () => {
     expect(() => parseDecideReply([9, 1, 4, 0], [[entry('a')]])).toThrow(RateLimitStoreError);
     expect(() => parseDecideReply([9, 1, 4, 0, 0, 0, 7], [[entry('a')]])).toThrow(
       /Unexpected reply/,
     );
     // Without the leading time.
-    expect(() => parseDecideReply(['1', 1, 4, 0, 0], [[entry('a')]])).toThrow(
-      /Unexpected reply/,
-    );
+    expect(() => parseDecideReply(['1', 1, 4, 0, 0], [[entry('a')]])).toThrow(/Unexpected reply/);
     expect(() => parseDecideReply('OK', [[entry('a')]])).toThrow(RateLimitStoreError);
   });
 });

@@ -74,24 +74,20 @@ export function encodeDecideCall(
 
 /**
  * The lone form (see decide.lua): one entry decided on Redis time, without a client override
- * key or a penalty. The usual request, in 8 arguments instead of 14: every argument costs Redis
- * and the client work on each call.
+ * key or a penalty. The usual request, in 5 arguments instead of 14 (burst, shadow and cost only
+ * when one of them is not its default): every argument costs Redis and the client work on each
+ * call (measured with callgrind: about 1,000 Redis instructions an argument).
  */
 function encodeLone(op: 'consume' | 'peek', entry: StoreEntry): DecideCall | undefined {
-  const { policy } = entry;
+  const { policy, cost } = entry;
   if (entry.overrideKey !== undefined || policy.blockForMs > 0) return undefined;
-  return {
-    keys: [entry.key],
-    args: [
-      op === 'consume' ? 'c' : 'p',
-      policy.algo,
-      policy.limit,
-      policy.windowMs,
-      policy.burst,
-      policy.mode === 'shadow' ? 1 : 0,
-      entry.cost,
-    ],
-  };
+  const op1 = op === 'consume' ? 'c' : 'p';
+  const args: (string | number)[] = [op1, policy.algo, policy.limit, policy.windowMs];
+  const shadow = policy.mode === 'shadow';
+  if (policy.burst !== policy.limit || shadow || cost !== 1) {
+    args.push(policy.burst, shadow ? 1 : 0, cost);
+  }
+  return { keys: [entry.key], args };
 }
 
 /**
@@ -115,6 +111,9 @@ export function parseDecideReply(
   if (!Array.isArray(reply) || typeof reply[0] !== 'number') throw unexpected(reply);
   const values = reply as (number | string)[];
   const decidedAtUs = values[0] as number;
+  if (values.length === 3 && typeof values[2] === 'number') {
+    return [admittedLone(values[1] as number, values[2], decidedAtUs, groups, reply)];
+  }
   const replies: (StoreReply | RateLimitStoreError)[] = new Array(groups.length);
   let i = 1;
   for (let g = 0; g < groups.length; g++) {
@@ -141,6 +140,19 @@ export function parseDecideReply(
   }
   if (i !== values.length) throw unexpected(reply);
   return replies;
+}
+
+/** The lone form's reply when it admits (see decide.lua): time, remaining, resetMs. */
+function admittedLone(
+  remaining: number,
+  resetMs: number,
+  decidedAtUs: number,
+  groups: readonly (readonly StoreEntry[])[],
+  reply: unknown,
+): StoreReply {
+  if (groups.length !== 1 || groups[0].length !== 1) throw unexpected(reply);
+  const outcome: StoreOutcome = { allowed: true, remaining, resetMs, retryAfterMs: 0, reason: 0 };
+  return { admitted: true, outcomes: [outcome], decidedAtUs };
 }
 
 /**

@@ -23,12 +23,18 @@ if op == 'c' or op == 'p' then
     return redis.error_reply('ERR unknown rate limit algorithm ' .. tostring(ARGV[2]))
   end
   local limit = tonumber(ARGV[3])
-  local burst = limit
-  if ARGV[5] ~= ARGV[3] then burst = tonumber(ARGV[5]) end
-  local cost = ARGV[7]
-  if cost == '1' then cost = 1 else cost = tonumber(cost) end
+  -- burst, shadow and cost follow only when one of them is not its default.
+  local burst, shadow, cost = limit, false, 1
+  if ARGV[5] then
+    if ARGV[5] ~= ARGV[3] then burst = tonumber(ARGV[5]) end
+    shadow = ARGV[6] == '1'
+    cost = ARGV[7]
+    if cost == '1' then cost = 1 else cost = tonumber(cost) end
+  end
   local head, remaining, resetMs, retryMs, reason = decide_one(op == 'c', algo, KEYS[1], now,
-    limit, ARGV[4] * 1000, burst, algo[5] and burst or limit, ARGV[6] == '1', cost)
+    limit, ARGV[4] * 1000, burst, algo[5] and burst or limit, shadow, cost)
+  -- Admitted (the usual reply): head 1, no wait, reason 0 go without saying.
+  if reason == 0 then return { now, remaining, resetMs } end
   return { now, head, remaining, resetMs, retryMs, reason }
 end
 

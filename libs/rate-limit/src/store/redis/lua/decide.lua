@@ -3,9 +3,11 @@
 -- when every enforced one admits it. Groups are independent of each other.
 --
 -- Input, the lone form: one request of one policy, decided on Redis TIME, with no client
--- override key and no blockFor (the usual request; 8 arguments instead of 14)
+-- override key and no blockFor (the usual request; 5 arguments instead of 14)
 --   KEYS[1]  its state key
---   ARGV     'c' (consume) | 'p' (peek), algo, limit, windowMs, burst, shadow ('1' | '0'), cost
+--   ARGV     'c' (consume) | 'p' (peek), algo, limit, windowMs; then, only when one of them is
+--            not its default: burst (default limit), shadow ('1' | '0', default '0'), cost
+--            (default 1)
 -- Input, the general form
 --   KEYS     per entry, in the order of the entries in ARGV: its state key, its client override
 --            key (unless its spec index is negative), then its block key when its spec's
@@ -41,7 +43,9 @@
 --   A quota whose thresholds are out of bounds (written by hand) is no override.
 --   or, for a group with a key this script cannot read (say, another type written by hand): -1
 --   and the error message; nothing of that group is written.
---   The lone form replies as one group of one entry. peek replies alike; refund replies with the
+--   The lone form replies as one group of one entry, or when admitted (reason 0) with three
+--   values: the time, remaining, resetMs (a failed group's third value is its message, a
+--   string). peek replies alike; refund replies with the
 --   time alone. A spec naming an algorithm this
 --   script does not hold fails the whole call (an error reply; nothing written).
 local REASON_OK, REASON_LIMIT, REASON_BLOCKED, REASON_COST, REASON_DENIED = 0, 1, 2, 3, 4
