@@ -149,14 +149,29 @@ export function renderMarkdown(results: BenchResults): string {
   }
   out.push('');
   out.push(
-    'Redis command time per call (µs, INFO commandstats, median over repetitions and in-flight levels): ' +
+    // Per in-flight level: batching divides Redis's cost per call, so a median over the levels
+    // would hide what a lone call costs.
+    `Redis command time per call (µs, INFO commandstats, median over repetitions) at ${inflights.join(' / ')} in flight: ` +
       (['hot key', '10,000 keys'] as const)
         .map(
           (keys) =>
             `${keys}: ` +
             CONTENDERS.map(
               (c) =>
-                `${c} ${usec(spread(library.filter((r) => r.keys === keys && r.contender === c).map((r) => r.redisUsecPerOp)).median)}`,
+                `${c} ` +
+                inflights
+                  .map((inflight) =>
+                    usec(
+                      spread(
+                        library
+                          .filter(
+                            (r) => r.keys === keys && r.contender === c && r.inflight === inflight,
+                          )
+                          .map((r) => r.redisUsecPerOp),
+                      ).median,
+                    ),
+                  )
+                  .join(' / '),
             ).join(', '),
         )
         .join('; ') +
