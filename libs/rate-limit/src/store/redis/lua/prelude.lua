@@ -126,11 +126,13 @@ end
 
 -- Writes a key in Redis now (ttl as for write). A number value is written by Redis as %.17g:
 -- an integer's digits, a fraction that reads back as the same double.
+-- Expiries (whole ms) go as '%d' strings: a number argument is formatted by Redis as %.17g,
+-- a floating-point conversion that costs twice as much.
 local function store(key, value, ttl, atMs)
   if ttl == KEEP_TTL then call('SET', key, value, 'KEEPTTL')
-  elseif ttl == AT then call('SET', key, value, 'PXAT', atMs)
+  elseif ttl == AT then call('SET', key, value, 'PXAT', format('%d', atMs))
   elseif ttl == DELETE then call('DEL', key)
-  else call('SET', key, value, 'PX', ttl) end
+  else call('SET', key, value, 'PX', format('%d', ttl)) end
 end
 
 -- ttl: expiry in ms, KEEP_TTL (the key's own, or the one a write of this call gave it), DELETE
@@ -146,6 +148,9 @@ end
 
 -- INCRBY n of a key holding an integer, which keeps its expiry: far cheaper than a SET with one.
 -- False when Redis refuses (a value written by hand as "1e3", say): the caller writes it whole.
+-- The usual 1 goes as a string: Lua formats a number argument with sprintf (about 600
+-- instructions).
 local function add(key, n)
+  if n == 1 then n = '1' end
   return type(pcall_redis('INCRBY', key, n)) ~= 'table'
 end
