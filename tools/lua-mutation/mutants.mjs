@@ -44,7 +44,11 @@ function codeOf(line) {
   return out;
 }
 
-/** @returns {{ line: number, column: number, from: string, to: string, text: string }[]} */
+/**
+ * `code`: the mutated line as written (trimmed), which names it in the list of equivalent
+ * mutants (equivalent.mjs) whatever lines move around it.
+ * @returns {{ line: number, column: number, from: string, to: string, code: string, text: string }[]}
+ */
 export function mutantsOf(source) {
   const lines = source.split('\n');
   const mutants = [];
@@ -52,7 +56,8 @@ export function mutantsOf(source) {
     const line = lines[index];
     const text = [...lines];
     text[index] = line.slice(0, column) + to + line.slice(column + from.length);
-    mutants.push({ line: index + 1, column: column + 1, from, to, text: text.join('\n') });
+    const code = line.trim();
+    mutants.push({ line: index + 1, column: column + 1, from, to, code, text: text.join('\n') });
   };
   lines.forEach((line, index) => {
     const code = codeOf(line);
@@ -71,4 +76,15 @@ export function mutantsOf(source) {
     }
   });
   return mutants;
+}
+
+/**
+ * The entry of `marks` (file, code, from, to, why) that declares this mutant of `file` equivalent,
+ * if any: it changes no decision any caller can observe, so no test can kill it.
+ */
+export function equivalenceOf(file, mutant, marks) {
+  return marks.find(
+    (m) =>
+      m.file === file && m.code === mutant.code && m.from === mutant.from && m.to === mutant.to,
+  );
 }

@@ -1,7 +1,8 @@
 // @ts-expect-error -- an ES module of the tools, without types
-import { mutantsOf } from './mutants.mjs';
+import { equivalenceOf, mutantsOf } from './mutants.mjs';
 
 interface Mutant {
+  code: string;
   line: number;
   from: string;
   to: string;
@@ -32,5 +33,25 @@ describe('mutantsOf (the Lua mutation run)', () => {
       const changed = m.text.split('\n').filter((line, i) => line !== source.split('\n')[i]);
       expect(changed).toHaveLength(1);
     }
+  });
+});
+
+describe('equivalenceOf', () => {
+  const marks = [
+    { file: 'a.lua', code: 'if s < 0 then', from: '<', to: '<=', why: 's is never 0' },
+  ];
+
+  it('finds the mark of a mutant by file, code line, from and to, wherever the line moved', () => {
+    const source = ['local s = small(x)', '  if s < 0 then', 'end'].join('\n');
+    const [lessOrEqual] = (mutantsOf(source) as Mutant[]).filter((m) => m.to === '<=');
+    expect(equivalenceOf('a.lua', lessOrEqual, marks)).toBe(marks[0]);
+    const moved = (mutantsOf(`\n\n${source}`) as Mutant[]).find((m) => m.to === '<=');
+    expect(equivalenceOf('a.lua', moved, marks)).toBe(marks[0]);
+    // Another mutant of the line, the same line in another file, or a changed line: not marked.
+    const bumped = (mutantsOf(source) as Mutant[]).find((m) => m.from === '0');
+    expect(equivalenceOf('a.lua', bumped, marks)).toBeUndefined();
+    expect(equivalenceOf('b.lua', lessOrEqual, marks)).toBeUndefined();
+    const changed = (mutantsOf('if s < 1 then') as Mutant[]).find((m) => m.to === '<=');
+    expect(equivalenceOf('a.lua', changed, marks)).toBeUndefined();
   });
 });

@@ -117,3 +117,18 @@ it('sends the lone form: 5 arguments, no override key', async () => {
     'consume',
   ]);
 });
+
+it("decides both forms on Redis's own time, and says so in the reply", async () => {
+  const p = policy({ algo: 'fixed-window', limit: 5, window: '10s' }, 'lone-time');
+  const redisNowUs = async () => {
+    const [seconds, micros] = await redis.time();
+    return Number(seconds) * 1_000_000 + Number(micros);
+  };
+  for (const general of [false, true]) {
+    const before = await redisNowUs();
+    const reply = await store.decide('consume', [entry(p, 'ip:10.9.0.5', 1, general)]);
+    const after = await redisNowUs();
+    expect(reply.decidedAtUs).toBeGreaterThanOrEqual(before);
+    expect(reply.decidedAtUs).toBeLessThanOrEqual(after);
+  }
+});
