@@ -64,6 +64,18 @@ describe('fixed-window', () => {
     expect(await admin.pexpiretime(key)).toBe(endMs);
   });
 
+  it('keeps that form for every policy of a stacked call whose keys are distinct', async () => {
+    const a = policy({ algo: 'fixed-window', limit: 5, window: '1h' }, 'fw-stack-a');
+    const b = policy({ algo: 'fixed-window', limit: 9, window: '1h' }, 'fw-stack-b');
+    const reply = await c.run('consume', [a, b]);
+    expect(reply.outcomes.map((o) => o.remaining)).toEqual([4, 8]);
+    for (const p of [a, b]) {
+      const key = c.entry(p).key;
+      expect(await admin.get(key)).toBe('1');
+      expect((await admin.pexpiretime(key)) % HOUR).toBe(0);
+    }
+  });
+
   it("moves a count of another window length (a runtime change) to now's window, expiry included", async () => {
     const p = policy({ algo: 'fixed-window', limit: 5, window: '1h' }, 'fw-moved');
     const key = c.entry(p).key;
