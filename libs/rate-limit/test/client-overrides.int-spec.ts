@@ -179,6 +179,17 @@ describe.each(factories)('client overrides: $name store', (factory) => {
     expect((await other.hit(p, T0)).clientOverride).toBeUndefined();
   });
 
+  it("a quota on one of many stacked policies leaves the others' thresholds alone", async () => {
+    // Seven specs: the quota's own spec goes after all of them in the call (decide.lua).
+    const stack = [11, 12, 13, 14, 15, 16, 17].map((limit) =>
+      policy({ algo: 'fixed-window', limit, window: '1h' }, `stack-${limit}`),
+    );
+    await put(stack[6], { action: 'quota', limit: 3 });
+    const reply = await client.run('consume', stack, T0);
+    expect(reply.admitted).toBe(true);
+    expect(reply.outcomes.map((o) => o.remaining)).toEqual([10, 11, 12, 13, 14, 15, 2]);
+  });
+
   it('an override with an expiry vanishes by itself at that time', async () => {
     const p = policy({ algo: 'sliding-window-counter', limit: 5, window: '1h' });
     const expiresAt = Date.now() + 400;
