@@ -179,6 +179,23 @@ describe.each(factories)('client overrides: $name store', (factory) => {
     expect((await other.hit(p, T0)).clientOverride).toBeUndefined();
   });
 
+  it("one client's override never carries over to the next client decided", async () => {
+    // Two policies: groups of several entries, whose overrides are read into entry slots that
+    // the groups of one call share. On Redis time, so that the two calls below are one batch.
+    const p = policy({ algo: 'fixed-window', limit: 1, window: '1h' }, 'no-carry');
+    const wide = policy({ algo: 'fixed-window', limit: 100, window: '1h' }, 'no-carry-wide');
+    await put(p, { action: 'allow' });
+    expect((await other.run('consume', [p, wide])).admitted).toBe(true);
+    const [mine, next] = await Promise.all([
+      client.run('consume', [p, wide]),
+      other.run('consume', [p, wide]),
+    ]);
+    expect(mine.outcomes[0].clientOverride).toBe('allow');
+    expect(next.admitted).toBe(false);
+    expect(next.outcomes[0]).toMatchObject({ allowed: false, reason: 1 });
+    expect(next.outcomes[0]).not.toHaveProperty('clientOverride');
+  });
+
   it("a quota on one of many stacked policies leaves the others' thresholds alone", async () => {
     // Seven specs: the quota's own spec goes after all of them in the call (decide.lua).
     const stack = [11, 12, 13, 14, 15, 16, 17].map((limit) =>

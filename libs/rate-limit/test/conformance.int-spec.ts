@@ -179,6 +179,15 @@ describe.each(factories)('conformance: $name store', (factory) => {
   });
 
   describe('algorithm specifics', () => {
+    it("stacked buckets: each policy decides on its own burst, whatever its neighbour's", async () => {
+      // The second policy's limit is the first one's burst: a reader that took its burst from
+      // the wrong argument would see limit == burst and decide it on a burst of 10, not 20.
+      const first = policy({ algo: 'token-bucket', limit: 5, window: 10_000, burst: 10 }, 'tb-1');
+      const second = policy({ algo: 'gcra', limit: 10, window: 10_000, burst: 20 }, 'tb-2');
+      const reply = await client.run('consume', [first, second], T0);
+      expect(reply.outcomes.map((o) => o.remaining)).toEqual([9, 19]);
+    });
+
     it('fixed-window: windows align to the epoch; the boundary admits 2x (documented)', async () => {
       const p = policy({ algo: 'fixed-window', limit: 5, window: 10_000 });
       const end = T0 - 1_000 + 10_000; // T0 is 1 s into a window
