@@ -9,6 +9,14 @@
 /** @type {{ file: string, code: string, from: string, to: string, why: string }[]} */
 export const EQUIVALENT = [
   {
+    file: 'decide-call.lua',
+    code: "if ARGV[a + 4] ~= '0' then blockForUs = ARGV[a + 4] * 1000 end",
+    from: ' + ',
+    to: ' - ',
+    at: 10,
+    why: "the test only spares multiplying '0': ARGV[a - 4] is the call's time (never '0') for the first spec and the previous spec's windowMs (at least 1) after it, so blockForUs is ARGV[a + 4] * 1000 either way",
+  },
+  {
     file: 'decide-call-groups.lua',
     code: 'while a <= nargs do',
     from: '<=',
@@ -25,4 +33,22 @@ export const EQUIVALENT = [
     to,
     why: 'a spec index is 1..S or -1..-S (decide-call.ts), never 0: s < 0, s <= 0 and s < 1 agree on every one',
   })),
+  ...[
+    'if blockForUs > 0 then',
+    'if SP[p + 6] > 0 then',
+    'if E[e + 12] == REASON_LIMIT and blockForUs > 0 then',
+  ].map((code) => ({
+    file: 'decide-call-groups.lua',
+    code,
+    from: '0',
+    to: '1',
+    why: 'blockFor is a whole number of ms from 1 (checkDuration), sent as ms and held in us: 0 or at least 1,000, never 1',
+  })),
+  {
+    file: 'decide-call-groups.lua',
+    code: "if blockKey or (overKey and pcall_redis('GET', overKey)) then",
+    from: 'and',
+    to: 'or',
+    why: 'sends every lone entry with an override key down the general path, which decides an entry without an override as decide_one does (a shortcut, not a decision)',
+  },
 ];

@@ -46,8 +46,8 @@ function codeOf(line) {
 
 /**
  * `code`: the mutated line as written (trimmed), which names it in the list of equivalent
- * mutants (equivalent.mjs) whatever lines move around it.
- * @returns {{ line: number, column: number, from: string, to: string, code: string, text: string }[]}
+ * mutants (equivalent.mjs) whatever lines move around it; `at`: the edit's column in `code`.
+ * @returns {{ line: number, column: number, at: number, from: string, to: string, code: string, text: string }[]}
  */
 export function mutantsOf(source) {
   const lines = source.split('\n');
@@ -57,7 +57,17 @@ export function mutantsOf(source) {
     const text = [...lines];
     text[index] = line.slice(0, column) + to + line.slice(column + from.length);
     const code = line.trim();
-    mutants.push({ line: index + 1, column: column + 1, from, to, code, text: text.join('\n') });
+    // The column within `code`: which of several alike edits of one line (stays when indented).
+    const at = column - (line.length - line.trimStart().length) + 1;
+    mutants.push({
+      line: index + 1,
+      column: column + 1,
+      at,
+      from,
+      to,
+      code,
+      text: text.join('\n'),
+    });
   };
   lines.forEach((line, index) => {
     const code = codeOf(line);
@@ -79,12 +89,17 @@ export function mutantsOf(source) {
 }
 
 /**
- * The entry of `marks` (file, code, from, to, why) that declares this mutant of `file` equivalent,
+ * The entry of `marks` (file, code, from, to, why; `at` when the line has alike edits) that
+ * declares this mutant of `file` equivalent,
  * if any: it changes no decision any caller can observe, so no test can kill it.
  */
 export function equivalenceOf(file, mutant, marks) {
   return marks.find(
     (m) =>
-      m.file === file && m.code === mutant.code && m.from === mutant.from && m.to === mutant.to,
+      m.file === file &&
+      m.code === mutant.code &&
+      m.from === mutant.from &&
+      m.to === mutant.to &&
+      (m.at === undefined || m.at === mutant.at),
   );
 }

@@ -3,6 +3,7 @@ import { equivalenceOf, mutantsOf } from './mutants.mjs';
 
 interface Mutant {
   code: string;
+  at: number;
   line: number;
   from: string;
   to: string;
@@ -53,5 +54,18 @@ describe('equivalenceOf', () => {
     expect(equivalenceOf('b.lua', lessOrEqual, marks)).toBeUndefined();
     const changed = (mutantsOf('if s < 1 then') as Mutant[]).find((m) => m.to === '<=');
     expect(equivalenceOf('a.lua', changed, marks)).toBeUndefined();
+  });
+
+  it('tells alike edits of one line apart by their column in it, however indented', () => {
+    const code = "if ARGV[a + 4] ~= '0' then x = ARGV[a + 4] * 1000 end";
+    const first = [{ file: 'a.lua', code, from: ' + ', to: ' - ', at: 10, why: '' }];
+    for (const indent of ['', '    ']) {
+      const plus = (mutantsOf(indent + code) as Mutant[]).filter((m) => m.from === ' + ');
+      expect(plus.map((m) => m.at)).toEqual([10, 38]);
+      expect(plus.map((m) => equivalenceOf('a.lua', m, first) !== undefined)).toEqual([
+        true,
+        false,
+      ]);
+    }
   });
 });
