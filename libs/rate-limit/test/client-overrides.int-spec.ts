@@ -2,6 +2,7 @@ import { RATE_LIMIT_ALGORITHMS } from '../src/policy/rate-limit-algorithm';
 import { encodeClientOverride } from '../src/store/client-override-value';
 import type { ClientOverride } from '../src/policy/client-override';
 import type { RateLimitPolicy } from '../src/policy/rate-limit-policy.interface';
+import type { StoreEntry } from '../src/store/rate-limit-store.interface';
 import {
   Client,
   T0,
@@ -193,6 +194,24 @@ describe.each(factories)('client overrides: $name store', (factory) => {
     expect(mine.outcomes[0].clientOverride).toBe('allow');
     expect(next.admitted).toBe(false);
     expect(next.outcomes[0]).toMatchObject({ allowed: false, reason: 1 });
+    expect(next.outcomes[0]).not.toHaveProperty('clientOverride');
+  });
+
+  it('a batch mixing entries with and without override keys reads only their own', async () => {
+    // Entries made before an instance learned that overrides are in use carry no override key,
+    // and may share a batch with entries made after.
+    const p = policy({ algo: 'fixed-window', limit: 1, window: '1h' }, 'mixed-keys');
+    const wide = policy({ algo: 'fixed-window', limit: 100, window: '1h' }, 'mixed-keys-wide');
+    await put(p, { action: 'allow' });
+    const withoutKey = ({ overrideKey: _, ...entry }: StoreEntry): StoreEntry => entry;
+    const others = [other.entry(p), other.entry(wide)].map(withoutKey);
+    expect((await sut.store.decide('consume', others)).admitted).toBe(true);
+    const [mine, next] = await Promise.all([
+      sut.store.decide('consume', [client.entry(p), client.entry(wide)]),
+      sut.store.decide('consume', others),
+    ]);
+    expect(mine.outcomes[0].clientOverride).toBe('allow');
+    expect(next.admitted).toBe(false);
     expect(next.outcomes[0]).not.toHaveProperty('clientOverride');
   });
 
