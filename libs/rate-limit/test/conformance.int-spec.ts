@@ -179,6 +179,27 @@ describe.each(factories)('conformance: $name store', (factory) => {
   });
 
   describe('algorithm specifics', () => {
+    it('blockFor holds in a request of several policies, and its neighbour is read aright', async () => {
+      // The penalised policy first: its block key comes before the next entry's keys.
+      const blocking = policy(
+        { algo: 'fixed-window', limit: 2, window: 1_000, blockFor: 30_000 },
+        'blk',
+      );
+      const next = policy({ algo: 'gcra', limit: 3, window: 60_000 }, 'blk-next');
+      const run = (nowMs: number) => client.run('consume', [blocking, next], nowMs);
+      for (let i = 0; i < 2; i++) expect((await run(T0)).admitted).toBe(true);
+      const tripped = await run(T0);
+      expect(tripped.outcomes[0]).toMatchObject({
+        allowed: false,
+        reason: 1,
+        retryAfterMs: 30_000,
+      });
+      const later = await run(T0 + 5_000);
+      expect(later.outcomes[0]).toMatchObject({ allowed: false, reason: 2, retryAfterMs: 25_000 });
+      // Charged twice (the refused requests charged nothing), 5 s refilled a quarter unit.
+      expect((await client.peek(next, T0 + 5_000)).remaining).toBe(1);
+    });
+
     it("stacked buckets: each policy decides on its own burst, whatever its neighbour's", async () => {
       // The second policy's limit is the first one's burst: a reader that took its burst from
       // the wrong argument would see limit == burst and decide it on a burst of 10, not 20.
