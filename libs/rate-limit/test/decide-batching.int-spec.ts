@@ -121,6 +121,26 @@ describe('RedisStore batching of concurrent consume calls', () => {
     expect(await a.hit(penal)).toMatchObject({ allowed: false, reason: 2 });
   });
 
+  it("never lends one group's block key to the next group's entry without a penalty", async () => {
+    const store = new RedisStore({ client: redis, commandTimeoutMs: 2_000 });
+    const penal = policy({ algo: 'fixed-window', limit: 1, window: '1h', blockFor: '1m' }, 'pen2');
+    const plain = policy({ algo: 'fixed-window', limit: 5, window: '1h' }, 'plain2');
+    const wide = policy({ algo: 'fixed-window', limit: 100, window: '1h' }, 'wide2');
+    const [a, b] = clients(store, 2);
+    await a.run('consume', [penal, wide]);
+    expect((await a.run('consume', [penal, wide])).outcomes[0]).toMatchObject({ reason: 1 });
+    // Groups of two entries, decided in the slots the groups of one call share.
+    await admin.config('RESETSTAT');
+    const [blocked, free] = await Promise.all([
+      a.run('consume', [penal, wide]),
+      b.run('consume', [plain, wide]),
+    ]);
+    expect(await scriptCalls()).toBe(1);
+    expect(blocked.outcomes[0]).toMatchObject({ allowed: false, reason: 2 });
+    expect(free.admitted).toBe(true);
+    expect(free.outcomes[0]).toMatchObject({ allowed: true, remaining: 4 });
+  });
+
   it('fails only the call whose key Redis cannot read; its neighbours in the batch are decided', async () => {
     const store = new RedisStore({ client: redis, commandTimeoutMs: 2_000 });
     const p = policy({ algo: 'fixed-window', limit: 5, window: '1h' });
