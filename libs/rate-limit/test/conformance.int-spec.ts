@@ -200,6 +200,22 @@ describe.each(factories)('conformance: $name store', (factory) => {
       expect((await client.peek(next, T0 + 5_000)).remaining).toBe(1);
     });
 
+    it('decides a request of 18 stacked policies, the 18th as the 1st', async () => {
+      // Entries take 17 slots each in the script: a loop bound off by one slot per entry shows
+      // from the 18th entry on.
+      const stack = Array.from({ length: 18 }, (_, i) =>
+        policy({ algo: 'fixed-window', limit: 10 + i, window: 10_000 }, `stack18-${i}`),
+      );
+      const first = await client.run('consume', stack, T0);
+      expect(first.admitted).toBe(true);
+      expect(first.outcomes.map((o) => o.remaining)).toEqual(stack.map((p) => p.limit - 1));
+      const second = await client.run('consume', stack, T0);
+      expect(second.outcomes.map((o) => o.remaining)).toEqual(stack.map((p) => p.limit - 2));
+      const entries = stack.map((p) => client.entry(p));
+      await sut.store.decide('refund', entries, T0 * 1_000, T0 * 1_000);
+      expect((await client.peek(stack[17], T0)).remaining).toBe(stack[17].limit - 1);
+    });
+
     it("stacked buckets: each policy decides on its own burst, whatever its neighbour's", async () => {
       // The second policy's limit is the first one's burst: a reader that took its burst from
       // the wrong argument would see limit == burst and decide it on a burst of 10, not 20.
