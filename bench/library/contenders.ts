@@ -61,6 +61,8 @@ export function identity(i: number): string {
 class LibraryBenchModule {}
 
 export interface Contenders {
+  /** The application context of `ours` (its engine and store, for the per-layer counts). */
+  readonly context: INestApplicationContext;
   readonly service: RateLimiterService;
   readonly call: Record<ContenderName, (id: string) => Promise<unknown>>;
   /** Decisions of `ours` that did not come from Redis (timeouts falling back to memory). */
@@ -126,6 +128,7 @@ export async function createContenders(redisUrl: string): Promise<Contenders> {
     return d;
   };
   return {
+    context,
     service,
     call: {
       ours: (id) => service.consume('bench', id).then(countSource),
