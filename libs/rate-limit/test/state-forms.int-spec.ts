@@ -87,6 +87,18 @@ describe('fixed-window', () => {
     expect((await admin.pexpiretime(key)) % HOUR).toBe(0);
   });
 
+  it('moves such a count in a stacked call too', async () => {
+    const p = policy({ algo: 'fixed-window', limit: 5, window: '1h' }, 'fw-moved-stack');
+    const wide = policy({ algo: 'fixed-window', limit: 50, window: '1h' }, 'fw-moved-stack-w');
+    const key = c.entry(p).key;
+    const otherEndMs = Math.floor((await redisNowUs()) / 1000) + 120_000 + 7;
+    await admin.set(key, '3', 'PXAT', otherEndMs);
+    const reply = await c.run('consume', [p, wide]);
+    expect(reply.outcomes.map((o) => o.remaining)).toEqual([1, 49]);
+    expect(await admin.get(key)).toBe('4');
+    expect((await admin.pexpiretime(key)) % HOUR).toBe(0);
+  });
+
   it('reads a packed count (a test clock or a cached call wrote it) and writes it back in the expiry form', async () => {
     const p = policy({ algo: 'fixed-window', limit: 5, window: '1h' }, 'fw-packed');
     const key = c.entry(p).key;
