@@ -16,6 +16,33 @@ export const EQUIVALENT = [
     at: 10,
     why: "the test only spares multiplying '0': ARGV[a - 4] is the call's time (never '0') for the first spec and the previous spec's windowMs (at least 1) after it, so blockForUs is ARGV[a + 4] * 1000 either way",
   },
+  // The move call (fixed-window's and sliding-window-counter's, the only algorithms with one)
+  // passes every argument the other calls do; fw_move and swc_move read key, now, windowUs
+  // (swc) and x1, x2 alone.
+  ...[
+    [33, 'limit'],
+    [55, 'burst'],
+    [65, 'cost'],
+  ].map(([at, what]) => ({
+    file: 'decide-call-groups.lua',
+    code: 'SP[p + 1][3](E[e + 2], now, SP[p + 2], SP[p + 3], SP[p + 4], E[e + 5],',
+    from: ' + ',
+    to: ' - ',
+    at,
+    why: `no move function reads ${what}`,
+  })),
+  ...[
+    [26, 'x3'],
+    [37, 'x4'],
+  ].map(([at, what]) => ({
+    file: 'decide-call-groups.lua',
+    code: 'E[e + 13], E[e + 14], E[e + 15], E[e + 16])',
+    prev: 'SP[p + 1][3](E[e + 2], now, SP[p + 2], SP[p + 3], SP[p + 4], E[e + 5],',
+    from: ' + ',
+    to: ' - ',
+    at,
+    why: `no move function reads ${what}`,
+  })),
   {
     file: 'decide-call-groups.lua',
     code: 'while a <= nargs do',

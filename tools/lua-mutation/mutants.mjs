@@ -59,10 +59,13 @@ export function mutantsOf(source) {
     const code = line.trim();
     // The column within `code`: which of several alike edits of one line (stays when indented).
     const at = column - (line.length - line.trimStart().length) + 1;
+    // The line before, for two lines written alike (a call's arguments continued, say).
+    const prev = (lines[index - 1] ?? '').trim();
     mutants.push({
       line: index + 1,
       column: column + 1,
       at,
+      prev,
       from,
       to,
       code,
@@ -89,9 +92,9 @@ export function mutantsOf(source) {
 }
 
 /**
- * The entry of `marks` (file, code, from, to, why; `at` when the line has alike edits) that
- * declares this mutant of `file` equivalent,
- * if any: it changes no decision any caller can observe, so no test can kill it.
+ * The entry of `marks` (file, code, from, to, why; `at` when the line has alike edits, `prev`,
+ * the line before, when another line is written alike) that declares this mutant of `file`
+ * equivalent, if any: it changes no decision any caller can observe, so no test can kill it.
  */
 export function equivalenceOf(file, mutant, marks) {
   return marks.find(
@@ -100,6 +103,7 @@ export function equivalenceOf(file, mutant, marks) {
       m.code === mutant.code &&
       m.from === mutant.from &&
       m.to === mutant.to &&
-      (m.at === undefined || m.at === mutant.at),
+      (m.at === undefined || m.at === mutant.at) &&
+      (m.prev === undefined || m.prev === mutant.prev),
   );
 }

@@ -56,6 +56,15 @@ describe('equivalenceOf', () => {
     expect(equivalenceOf('a.lua', changed, marks)).toBeUndefined();
   });
 
+  it('tells two lines written alike apart by the line before', () => {
+    const source = ['commit(a,', '  x + 1)', 'move(a,', '  x + 1)'].join('\n');
+    const marks = [
+      { file: 'a.lua', code: 'x + 1)', prev: 'move(a,', from: ' + ', to: ' - ', why: '' },
+    ];
+    const plus = (mutantsOf(source) as Mutant[]).filter((m) => m.from === ' + ');
+    expect(plus.map((m) => equivalenceOf('a.lua', m, marks) !== undefined)).toEqual([false, true]);
+  });
+
   it('tells alike edits of one line apart by their column in it, however indented', () => {
     const code = "if ARGV[a + 4] ~= '0' then x = ARGV[a + 4] * 1000 end";
     const first = [{ file: 'a.lua', code, from: ' + ', to: ' - ', at: 10, why: '' }];
