@@ -43,6 +43,16 @@ export const EQUIVALENT = [
     at,
     why: `no move function reads ${what}`,
   })),
+  ...[
+    'if E[e + 11] < blockForUs then E[e + 11] = blockForUs end',
+    'if E[e + 10] < blockForUs then E[e + 10] = blockForUs end',
+  ].map((code) => ({
+    file: 'decide-call-groups.lua',
+    code,
+    from: '<',
+    to: '<=',
+    why: 'at equality the assignment writes the value already there',
+  })),
   {
     file: 'decide-call-groups.lua',
     code: 'while a <= nargs do',
