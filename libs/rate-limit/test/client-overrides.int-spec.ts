@@ -155,6 +155,30 @@ describe.each(factories)('client overrides: $name store', (factory) => {
     }
   });
 
+  it('keeps a quota threshold at either of its bounds', async () => {
+    const MAX_LIMIT = 1_000_000_000;
+    const p = policy({ algo: 'token-bucket', limit: 5, window: 10_000 });
+    const key = client.entry(p).overrideKey!;
+    // A token bucket reports its burst as its limit: the quota's, or its limit's when unset.
+    for (const [raw, limit] of [
+      ['quota:1::', 1],
+      [`quota:${MAX_LIMIT}::`, MAX_LIMIT],
+      ['quota:5::1', 1],
+      [`quota:5::${MAX_LIMIT}`, MAX_LIMIT],
+    ] as const) {
+      await sut.store.putClientOverride(key, raw);
+      expect(await client.peek(p, T0)).toMatchObject({ clientOverride: 'quota', limit });
+    }
+    // A window of 1 ms refills the bucket within 1 ms; one of 366 days not within 2 s, where the
+    // policy's 10 s would have refilled a token.
+    await sut.store.putClientOverride(key, 'quota::1:');
+    await client.hit(p, T0);
+    expect((await client.peek(p, T0 + 1)).remaining).toBe(5);
+    await sut.store.putClientOverride(key, 'quota::31622400000:');
+    await client.hit(p, T0 + 10);
+    expect((await client.peek(p, T0 + 2_010)).remaining).toBe(4);
+  });
+
   it('a sliding-window quota above the log cap is no quota (written before an algo change)', async () => {
     const p = policy({ algo: 'sliding-window', limit: 5 });
     await put(p, { action: 'quota', limit: 20_000 });
