@@ -155,6 +155,15 @@ describe.each(factories)('client overrides: $name store', (factory) => {
     }
   });
 
+  it('a quota on a shadow policy stays in shadow', async () => {
+    const p = policy({ algo: 'fixed-window', limit: 5, window: 10_000, mode: 'shadow' });
+    await put(p, { action: 'quota', limit: 1 });
+    await client.hit(p, T0);
+    const reply = await client.run('consume', [p], T0);
+    expect(reply.admitted).toBe(true);
+    expect(reply.outcomes[0]).toMatchObject({ allowed: false, reason: 1, limit: 1 });
+  });
+
   it('keeps a quota threshold at either of its bounds', async () => {
     const MAX_LIMIT = 1_000_000_000;
     const p = policy({ algo: 'token-bucket', limit: 5, window: 10_000 });

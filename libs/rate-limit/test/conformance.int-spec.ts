@@ -195,7 +195,13 @@ describe.each(factories)('conformance: $name store', (factory) => {
         retryAfterMs: 30_000,
       });
       const later = await run(T0 + 5_000);
-      expect(later.outcomes[0]).toMatchObject({ allowed: false, reason: 2, retryAfterMs: 25_000 });
+      expect(later.outcomes[0]).toMatchObject({
+        allowed: false,
+        reason: 2,
+        remaining: 0,
+        resetMs: 25_000,
+        retryAfterMs: 25_000,
+      });
       // Charged twice (the refused requests charged nothing), 5 s refilled a quarter unit.
       expect((await client.peek(next, T0 + 5_000)).remaining).toBe(1);
     });
@@ -214,6 +220,14 @@ describe.each(factories)('conformance: $name store', (factory) => {
       const entries = stack.map((p) => client.entry(p));
       await sut.store.decide('refund', entries, T0 * 1_000, T0 * 1_000);
       expect((await client.peek(stack[17], T0)).remaining).toBe(stack[17].limit - 1);
+    });
+
+    it("a cost above one stacked policy's capacity gives no retry time", async () => {
+      const small = policy({ algo: 'fixed-window', limit: 5, window: 10_000 }, 'cap-small');
+      const large = policy({ algo: 'fixed-window', limit: 50, window: 10_000 }, 'cap-large');
+      const reply = await client.run('consume', [small, large], T0, 6);
+      expect(reply.admitted).toBe(false);
+      expect(reply.outcomes[0]).toMatchObject({ allowed: false, reason: 3, retryAfterMs: 0 });
     });
 
     it("stacked buckets: each policy decides on its own burst, whatever its neighbour's", async () => {
