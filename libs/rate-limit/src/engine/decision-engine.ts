@@ -4,7 +4,7 @@ import type { RateLimitVerdict } from '../decision/rate-limit-decision.interface
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { DECISION_OBSERVERS, RATE_LIMIT_CONFIG, RATE_LIMIT_STORE } from '../rate-limit.constants';
 import { PolicyRegistry } from '../registry/policy-registry';
-import type { RateLimitStore, StoreOp } from '../store/rate-limit-store.interface';
+import type { RateLimitStore, StoreOp, StoreReply } from '../store/rate-limit-store.interface';
 import { BlockedCache, rejectionKey } from './blocked-cache';
 import type { DecisionObserver } from './decision-observer';
 import { FallbackStore } from './fallback-store';
@@ -142,13 +142,15 @@ export class DecisionEngine implements OnModuleDestroy {
         )
         .then((reply) => verdictOf(requests, groups, perGroup(groups, reply), store.source));
     }
-    // The usual case, one identity: one store call and nothing to refund.
-    const replies =
+    // The usual case, one identity: one store call and nothing to refund, answered in the same
+    // microtask turn as the store's reply.
+    const replies: Promise<StoreReply | StoreReply[]> =
       groups.length === 1
-        ? store.decide(op, groups[0].entries, nowUs).then((reply) => [reply])
+        ? store.decide(op, groups[0].entries, nowUs)
         : decideGroups(store, op, groups, nowUs, this.logger);
     return replies.then(
-      (decided) => {
+      (reply) => {
+        const decided = Array.isArray(reply) ? reply : [reply];
         this.fallback.decided(op, groups, decided, startedMs);
         return verdictOf(requests, groups, decided, store.source);
       },

@@ -93,7 +93,9 @@ export class RedisStore implements RateLimitStore {
     this.calls.dispose();
   }
 
-  async decide(
+  // Not async: an async function returning the batcher's promise would settle two microtask
+  // turns after it, on every request.
+  decide(
     op: StoreOp,
     entries: readonly StoreEntry[],
     nowUs?: number,
@@ -101,9 +103,10 @@ export class RedisStore implements RateLimitStore {
   ): Promise<StoreReply> {
     if (this.batcher && op === 'consume' && nowUs === undefined)
       return this.batcher.decide(entries);
-    const [reply] = await this.decideGroups(op, [entries], nowUs, chargedAtUs);
-    if (reply instanceof RateLimitStoreError) throw reply;
-    return reply;
+    return this.decideGroups(op, [entries], nowUs, chargedAtUs).then(([reply]) => {
+      if (reply instanceof RateLimitStoreError) throw reply;
+      return reply;
+    });
   }
 
   /** One script call for several groups; each group is decided all-or-nothing on its own. */
