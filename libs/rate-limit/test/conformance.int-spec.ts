@@ -411,6 +411,21 @@ describe.each(factories)('conformance: $name store', (factory) => {
       expect(out.resetMs).toBeGreaterThanOrEqual(1);
     });
 
+    it.each(['token-bucket', 'leaky-bucket'] as const)(
+      '%s: one microsecond at 1e9 per 10 s frees 100 units',
+      async (algo) => {
+        // 100 per us: a bucket emptied (filled) at T0 frees 100 units 1 us later. Not a 1 ms
+        // window: its key would live 1 ms of real time, and these calls are on a test clock.
+        const p = policy({ algo, limit: 1_000_000_000, window: 10_000 });
+        expect((await client.hit(p, T0, 1_000_000_000)).allowed).toBe(true);
+        expect((await client.hit(p, T0)).allowed).toBe(false);
+        expect(await client.hit(p, T0 + 0.001)).toMatchObject({
+          allowed: true,
+          remaining: 99,
+        });
+      },
+    );
+
     it('token-bucket: a lowered capacity clamps the tokens kept; a raised limit keeps them', async () => {
       await hits(policy({ algo: 'token-bucket', limit: 10, window: 10_000 }), T0, 2); // 8 left
       expect(
