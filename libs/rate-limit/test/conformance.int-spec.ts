@@ -451,6 +451,17 @@ describe.each(factories)('conformance: $name store', (factory) => {
       }
     });
 
+    it('fixed-window: a count reaching 1,000,000 (past the packed form 6 digits) is kept', async () => {
+      const p = policy({ algo: 'fixed-window', limit: 3_000_000, window: 10_000 }, 'fw-1e6');
+      expect((await client.hit(p, T0, 999_999)).remaining).toBe(2_000_001);
+      expect((await client.hit(p, T0)).remaining).toBe(2_000_000);
+      expect((await client.peek(p, T0)).remaining).toBe(2_000_000);
+      expect((await client.hit(p, T0)).remaining).toBe(1_999_999);
+      const whole = policy({ algo: 'fixed-window', limit: 3_000_000, window: 10_000 }, 'fw-1e6b');
+      expect((await client.hit(whole, T0, 1_000_000)).remaining).toBe(2_000_000);
+      expect((await client.peek(whole, T0)).remaining).toBe(2_000_000);
+    });
+
     it('fixed-window: a refund after the window rolled over leaves the new window alone', async () => {
       const p = policy({ algo: 'fixed-window', limit: 5, window: 10_000 });
       const end = (Math.floor(T0 / 10_000) + 1) * 10_000;
