@@ -462,6 +462,13 @@ describe.each(factories)('conformance: $name store', (factory) => {
       expect((await client.peek(whole, T0)).remaining).toBe(2_000_000);
     });
 
+    it('fixed-window: a packed count of a window ending on a ms not a multiple of 10', async () => {
+      const p = policy({ algo: 'fixed-window', limit: 4, window: 1_001 }, 'fw-1001');
+      // The packed form's count is its last 6 digits: the end's last digit is not one of them.
+      expect((Math.floor(T0 / 1_001) + 1) % 10).not.toBe(0);
+      expect((await hits(p, T0, 3)).map((o) => o.remaining)).toEqual([3, 2, 1]);
+    });
+
     it('fixed-window: a refund after the window rolled over leaves the new window alone', async () => {
       const p = policy({ algo: 'fixed-window', limit: 5, window: 10_000 });
       const end = (Math.floor(T0 / 10_000) + 1) * 10_000;

@@ -116,6 +116,16 @@ describe('fixed-window', () => {
     expect(await c.hit(p)).toMatchObject({ allowed: true, remaining: 4 });
     expect(await admin.pexpiretime(key)).toBeGreaterThan(0);
   });
+
+  it('reads a value it never writes (not a number, a negative count) as no count', async () => {
+    const endMs = (Math.floor((await redisNowUs()) / 1000 / HOUR) + 1) * HOUR;
+    const values = ['x', ' -3', `-${endMs}-00003`, `-${endMs}abcdef`, `-${endMs}:x`];
+    for (const [i, value] of values.entries()) {
+      const p = policy({ algo: 'fixed-window', limit: 5, window: '1h' }, `fw-garbled-${i}`);
+      await admin.set(c.entry(p).key, value, 'PXAT', endMs);
+      expect([value, await c.hit(p)]).toMatchObject([value, { allowed: true, remaining: 4 }]);
+    }
+  });
 });
 
 describe('gcra', () => {
