@@ -8,6 +8,7 @@ import Redis from 'ioredis';
 import { KeyBuilder } from '../src/keys/key-builder';
 import { RedisStore } from '../src/store/redis/redis-store';
 import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
+import { commandCounts } from './support/redis-command-counts';
 import { Client, policy } from './support/store-harness';
 
 /** OBJECT REFCOUNT of a shared object (OBJ_SHARED_REFCOUNT): no allocation of its own. */
@@ -58,8 +59,11 @@ describe('fixed-window', () => {
     expect(endMs % HOUR).toBe(0);
     expect(endMs - before / 1000).toBeGreaterThan(0);
     expect(endMs - before / 1000).toBeLessThanOrEqual(HOUR);
-    // A charge in the same window is an INCRBY: the expiry stays the window's end.
+    // A charge in the same window is an INCRBY (no SET): the expiry stays the window's end.
+    const before2 = await commandCounts(admin);
     expect(await c.hit(p)).toMatchObject({ allowed: true, remaining: 3 });
+    const after2 = await commandCounts(admin);
+    expect(['incrby', 'set'].map((name) => after2(name) - before2(name))).toEqual([1, 0]);
     expect(await admin.get(key)).toBe('2');
     expect(await admin.pexpiretime(key)).toBe(endMs);
   });
