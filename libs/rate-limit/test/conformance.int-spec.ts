@@ -460,6 +460,10 @@ describe.each(factories)('conformance: $name store', (factory) => {
       const whole = policy({ algo: 'fixed-window', limit: 3_000_000, window: 10_000 }, 'fw-1e6b');
       expect((await client.hit(whole, T0, 1_000_000)).remaining).toBe(2_000_000);
       expect((await client.peek(whole, T0)).remaining).toBe(2_000_000);
+      // Written whole, the count expires when its window ends: 9 s after T0 (1 s into one).
+      const ttl = await sut.pttl(client.entry(whole).key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(9_000);
     });
 
     it('fixed-window: a packed count of a window ending on a ms not a multiple of 10', async () => {
