@@ -131,4 +131,113 @@ export const EQUIVALENT = [
     to: 'or',
     why: 'sends every lone entry with an override key down the general path, which decides an entry without an override as decide_one does (a shortcut, not a decision)',
   },
+  // The algorithm files.
+  ...['token-bucket.lua', 'leaky-bucket.lua'].map((file) => ({
+    file,
+    code:
+      file === 'token-bucket.lua'
+        ? 'if elapsed > 0 then tokens = tokens + elapsed * limit / windowUs end'
+        : 'if elapsed > 0 then level = level - elapsed * limit / windowUs end',
+    from: '>',
+    to: '>=',
+    why: 'an elapsed time of 0 adds (takes) 0 units: the same value either way',
+  })),
+  {
+    file: 'token-bucket.lua',
+    code: 'if tokens > burst then return burst end',
+    from: '>',
+    to: '>=',
+    why: 'at tokens == burst both return burst',
+  },
+  // A clamp of a whole number (floor) that is never negative where it stands: `<= 0` and `< 1`
+  // set 0 where it is 0 already, and the assignment is never reached.
+  ...[
+    [
+      'token-bucket.lua',
+      'local remaining = floor(tokens - cost)',
+      'cost <= tokens on the admitted branch',
+    ],
+    [
+      'leaky-bucket.lua',
+      'local remaining = floor(burst - level - cost)',
+      'level + cost <= burst on the admitted branch',
+    ],
+  ].flatMap(([file, prev, because]) =>
+    [
+      ['<', '<=', 14],
+      ['0', '1', 16],
+      ['0', '1', 35],
+    ].map(([from, to, at]) => ({
+      file,
+      code: 'if remaining < 0 then remaining = 0 end',
+      prev,
+      from,
+      to,
+      at,
+      why: `floor of a value that is never negative (${because}): the clamp never fires`,
+    })),
+  ),
+  // The rejected branch's clamp does fire (a level over a capacity lowered at runtime; its
+  // assignment mutated to 1 is killed): only its comparison's forms agree.
+  ...[
+    ['<', '<=', 14],
+    ['0', '1', 16],
+  ].map(([from, to, at]) => ({
+    file: 'leaky-bucket.lua',
+    code: 'if remaining < 0 then remaining = 0 end',
+    prev: 'local remaining = floor(burst - level)',
+    from,
+    to,
+    at,
+    why: 'remaining is a whole number: < 0, <= 0 and < 1 differ only at 0, which the clamp sets to 0 again',
+  })),
+  {
+    file: 'fixed-window.lua',
+    code: 'local FW_EXPIRY, FW_PACKED_FORM = 1, 2',
+    from: '2',
+    to: '3',
+    at: 38,
+    why: 'FW_PACKED_FORM is a tag only ever compared with FW_EXPIRY (fw_commit): any value but 1 and false reads the same',
+  },
+  ...[
+    ['>=', '>', 41],
+    ['0', '1', 44],
+  ].map(([from, to, at]) => ({
+    file: 'fixed-window.lua',
+    code: 'if not (storedEndMs and count and count >= 0) then',
+    from,
+    to,
+    at,
+    why: 'a count of 0 then reads as no count: both charge a whole write, refund nothing, and a 0 moved to a new window or left in its own reads as 0 again',
+  })),
+  ...[
+    ['<', '<=', 14],
+    ['0', '1', 16],
+  ].map(([from, to, at]) => ({
+    file: 'fixed-window.lua',
+    code: 'if remaining < 0 then remaining = 0 end',
+    prev: 'local remaining = limit - count',
+    from,
+    to,
+    at,
+    why: 'remaining is a whole number (counts are read from digits): < 0, <= 0 and < 1 differ only at 0, which the clamp sets to 0 again',
+  })),
+  {
+    file: 'fixed-window.lua',
+    code: 'local _, _, _, _, count, endUs, moved = fw_check(key, now, limit, windowUs, burst, 0)',
+    from: '0',
+    to: '1',
+    why: "the refund keeps only fw_check's count, endUs and moved, none of which depends on the cost",
+  },
+  ...[
+    ['<', '<=', 9],
+    ['0', '1', 11],
+  ].map(([from, to, at]) => ({
+    file: 'fixed-window.lua',
+    code: 'if left < 0 then left = 0 end',
+    from,
+    to,
+    at,
+    why: 'left is a whole number: < 0, <= 0 and < 1 differ only at 0, which the clamp sets to 0 again',
+  })),
 ];
