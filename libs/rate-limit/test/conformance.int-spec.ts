@@ -473,6 +473,15 @@ describe.each(factories)('conformance: $name store', (factory) => {
       expect((await hits(p, T0, 3)).map((o) => o.remaining)).toEqual([3, 2, 1]);
     });
 
+    it('sliding-window: a unit 1 us from leaving the window still resets in 1 ms', async () => {
+      const p = policy({ algo: 'sliding-window', limit: 1, window: 10_000 }, 'sw-1us');
+      await client.hit(p, T0);
+      const last = T0 + 10_000 - 0.001;
+      expect(await client.peek(p, last)).toMatchObject({ remaining: 0, resetMs: 1 });
+      expect(await client.hit(p, last)).toMatchObject({ allowed: false, retryAfterMs: 1 });
+      expect((await client.hit(p, T0 + 10_000)).allowed).toBe(true);
+    });
+
     it('fixed-window: a refund after the window rolled over leaves the new window alone', async () => {
       const p = policy({ algo: 'fixed-window', limit: 5, window: 10_000 });
       const end = (Math.floor(T0 / 10_000) + 1) * 10_000;
