@@ -2,8 +2,8 @@
 // (libs/rate-limit/src/store/redis/lua), which StrykerJS cannot mutate. Each mutant (see
 // mutants.mjs) is written over its file, the integration specs that run the scripts on a Redis of
 // their own run against it (jest --bail: the first failing test kills it), and the file is put
-// back. Prints each survivor and the score per file and overall; exits 1 below 85 %.
-// The file is restored on every exit path, Ctrl-C included.
+// back (`--from=N` starts each file at its Nth mutant). Prints each survivor and the score per
+// file and overall; exits 1 below 85 %. The file is restored on every exit path, Ctrl-C included.
 //
 // Mutants listed in equivalent.mjs (each with why no test can kill it) are not run and not
 // scored, as Stryker leaves out the mutants its disable comments name: the score is killed over
@@ -47,6 +47,11 @@ const decideFiles = () =>
     .map((f) => join(LUA, f));
 
 const checkEquivalent = process.argv.includes('--check-equivalent');
+// `--from=N`: start each file at its Nth mutant (resuming a run that was stopped); the mutants
+// before it are neither run nor scored.
+const from = Number(
+  /^--from=(\d+)$/.exec(process.argv.find((a) => a.startsWith('--from=')) ?? '')?.[1] ?? 1,
+);
 const named = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const files = named.length ? named.map((f) => join(LUA, basename(f))) : decideFiles();
 
@@ -88,7 +93,13 @@ for (const file of files) {
   const name = basename(file);
   const original = readFileSync(file, 'utf8');
   restore = () => writeFileSync(file, original);
-  const mutants = mutantsOf(original);
+  const all = mutantsOf(original);
+  // Skipped mutants still use their marks: a mark is stale only if no mutant of the file has it.
+  for (const m of all.slice(0, from - 1)) {
+    const mark = equivalenceOf(name, m, EQUIVALENT);
+    if (mark) used.add(mark);
+  }
+  const mutants = all.slice(from - 1);
   let fileKilled = 0;
   let fileEquivalent = 0;
   try {
@@ -110,7 +121,7 @@ for (const file of files) {
         survivors.push(where);
         console.log(`survived ${where}`);
       }
-      process.stdout.write(`${name} ${i + 1}/${mutants.length}\r`);
+      process.stdout.write(`${name} ${from + i}/${from - 1 + mutants.length}\r`);
     }
   } finally {
     restore();
