@@ -119,6 +119,10 @@ describe('RedisStore batching of concurrent consume calls', () => {
     expect(firstPlain).toMatchObject({ allowed: true, remaining: 0 });
     expect(secondPenal).toMatchObject({ allowed: true, remaining: 0 });
     expect(await a.hit(penal)).toMatchObject({ allowed: false, reason: 2 });
+    // Each charge is under its own client's key: after a's block key, the next group's keys
+    // start at the next one, not one further.
+    expect((await b.peek(plain)).remaining).toBe(0);
+    expect((await c.peek(penal)).remaining).toBe(0);
   });
 
   it("never lends one group's block key to the next group's entry without a penalty", async () => {
