@@ -240,4 +240,120 @@ export const EQUIVALENT = [
     at,
     why: 'left is a whole number: < 0, <= 0 and < 1 differ only at 0, which the clamp sets to 0 again',
   })),
+  // sw_leaves is given a unit still in the window: scores and now are whole us, and a unit is
+  // counted while its score > now - windowUs, so it leaves at least 1 us from now.
+  {
+    file: 'sliding-window.lua',
+    code: 'if us > 0 then return us end',
+    from: '>',
+    to: '>=',
+    why: 'us is at least 1 wherever it is computed (see above): never 0',
+  },
+  {
+    file: 'sliding-window.lua',
+    code: 'return 0',
+    prev: 'if us > 0 then return us end',
+    from: '0',
+    to: '1',
+    why: 'never reached: us is at least 1 (see above)',
+  },
+  {
+    file: 'sliding-window.lua',
+    code: 'local remaining, retryUs, resetUs = limit - count, 0, 0',
+    from: '0',
+    to: '1',
+    at: 52,
+    why: "retryUs's initial value stays only where no unit fits (cost over the limit), and a cost over capacity is answered with a retry of 0 (decide_one, check_group)",
+  },
+  ...[
+    ['<', '<=', 14],
+    ['0', '1', 16],
+  ].map(([from, to, at]) => ({
+    file: 'sliding-window.lua',
+    code: 'if remaining < 0 then remaining = 0 end',
+    from,
+    to,
+    at,
+    why: 'remaining is a whole number: < 0, <= 0 and < 1 differ only at 0, which the clamp sets to 0 again',
+  })),
+  ...[
+    ['<', '<=', 9],
+    ['0', '1', 11],
+    ['0', '1', 25],
+  ].map(([from, to, at]) => ({
+    file: 'sliding-window.lua',
+    code: 'if skip < 0 then skip = 0 end',
+    from,
+    to,
+    at,
+    why: 'skip = count + cost - limit - 1 on the branch where count + cost > limit (whole numbers): never negative, so the clamp never fires',
+  })),
+  {
+    file: 'sliding-window.lua',
+    code: "local nth = call('ZRANGEBYSCORE', key, oldest, '+inf', 'WITHSCORES', 'LIMIT', skip, 1)",
+    from: '1',
+    to: '2',
+    at: 85,
+    why: "only nth[2], the first member's score, is read: a second member changes nothing",
+  },
+  {
+    file: 'sliding-window.lua',
+    code: "resetUs = sw_leaves(call('ZREVRANGE', key, 0, 0, 'WITHSCORES'), now, windowUs)",
+    from: '0',
+    to: '1',
+    at: 47,
+    why: 'ZREVRANGE 0 1 answers the newest member first: sw_leaves reads only its score, reply[2]',
+  },
+  {
+    file: 'sliding-window.lua',
+    code: 'if left == 1 then',
+    from: '1',
+    to: '2',
+    why: 'the shortcut adds member <score>-<seq + 1>, which the loop adds as well when it is skipped; for a cost of 2 it adds the first and the loop the second',
+  },
+  // A log member's name only has to be new: ZADD NX refuses one that exists and the loop goes on
+  // until `cost` members are new, whatever names it tries (each try a range it has not tried).
+  // Nothing reads a name: the count and the waits come from scores, a refund removes by score.
+  ...[
+    [
+      "left = left - call('ZADD', key, 'NX', score, score .. '-' .. format('%d', seq + 1))",
+      [
+        [' + ', ' - ', 78],
+        ['1', '2', 81],
+      ],
+    ],
+    [
+      'seq = seq + 1',
+      [
+        [' + ', ' - ', 10],
+        ['1', '2', 13],
+      ],
+    ],
+    ["args[2 * i + 1] = score .. '-' .. format('%d', seq + i)", [[' + ', ' - ', 51]]],
+    ['seq = seq + n', [[' + ', ' - ', 10]]],
+  ].flatMap(([code, edits]) =>
+    edits.map(([from, to, at]) => ({
+      file: 'sliding-window.lua',
+      code,
+      from,
+      to,
+      at,
+      why: 'a member name only has to be new (see above): other names, the same members counted',
+    })),
+  ),
+  {
+    file: 'sliding-window.lua',
+    code: "local args, n = { 'NX' }, min(left, 1000)",
+    from: '1000',
+    to: '1001',
+    why: 'members added 1,001 per ZADD instead of 1,000: the same members, in fewer commands for a cost over 1,000',
+  },
+  {
+    file: 'sliding-window.lua',
+    code: 'while left > 0 do',
+    prev: "local score, left = format('%d', charged), cost",
+    from: '>',
+    to: '>=',
+    why: 'with nothing left to give back, one more ZRANGEBYSCORE ... LIMIT 0 0 answers no member and the loop returns',
+  },
 ];
