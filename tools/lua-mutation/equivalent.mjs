@@ -356,4 +356,11 @@ export const EQUIVALENT = [
     to: '>=',
     why: 'with nothing left to give back, one more ZRANGEBYSCORE ... LIMIT 0 0 answers no member and the loop returns',
   },
+  {
+    file: 'sliding-window.lua',
+    code: "local added = call('ZRANGEBYSCORE', key, score, score, 'LIMIT', 0, min(left, 1000))",
+    from: '1000',
+    to: '1001',
+    why: 'members removed 1,001 per round instead of 1,000: the same members, in fewer commands for a refund over 1,000',
+  },
 ];
