@@ -482,6 +482,14 @@ describe.each(factories)('conformance: $name store', (factory) => {
       expect((await client.hit(p, T0 + 10_000)).allowed).toBe(true);
     });
 
+    it('sliding-window-counter: a count weighs until the end of the window after its own, not at it', async () => {
+      const short = policy({ algo: 'sliding-window-counter', limit: 5, window: 1_000 }, 'swc-len');
+      const long = policy({ algo: 'sliding-window-counter', limit: 5, window: 10_000 }, 'swc-len');
+      await hits(short, T0, 3); // T0 starts a 1 s window: the count is in force until T0 + 2 s
+      expect((await client.peek(long, T0 + 2_000 - 0.001)).remaining).toBe(2);
+      expect((await client.peek(long, T0 + 2_000)).remaining).toBe(5);
+    });
+
     it('fixed-window: a refund after the window rolled over leaves the new window alone', async () => {
       const p = policy({ algo: 'fixed-window', limit: 5, window: 10_000 });
       const end = (Math.floor(T0 / 10_000) + 1) * 10_000;
