@@ -363,4 +363,17 @@ export const EQUIVALENT = [
     to: '1001',
     why: 'members removed 1,001 per round instead of 1,000: the same members, in fewer commands for a refund over 1,000',
   },
+  // The counter's stored window starts and ends on a whole ms (the library writes its index and
+  // length in ms), and every window length is a whole ms: one and two us before such a time lie
+  // in the same window of any length.
+  ...[
+    'local j = floor((endUs - sw - 1) / windowUs)',
+    'local j = floor((endUs - 1) / windowUs)',
+  ].map((code) => ({
+    file: 'sliding-window-counter.lua',
+    code,
+    from: '1',
+    to: '2',
+    why: 'the time is a whole ms (see above): 1 and 2 us before it fall in the same window',
+  })),
 ];
