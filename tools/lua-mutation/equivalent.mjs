@@ -437,4 +437,24 @@ export const EQUIVALENT = [
     to: '>=',
     why: 'a refund into a stored current count of 0 stays 0 (clamped), places the same counts, and returns before writing, as the original returns at once',
   },
+  ...['sc', 'sp'].flatMap((count) =>
+    [
+      ['<', '<=', 7],
+      ['0', '1', 9],
+    ].map(([from, to, at]) => ({
+      file: 'sliding-window-counter.lua',
+      code: `if ${count} < 0 then ${count} = 0 end`,
+      from,
+      to,
+      at,
+      why: 'stored counts are whole numbers (written with %d): < 0, <= 0 and < 1 differ only at 0, which the clamp sets to 0 again',
+    })),
+  ),
+  {
+    file: 'sliding-window-counter.lua',
+    code: 'elseif chargedIndex == si - 1 and sp > 0 then',
+    from: '>',
+    to: '>=',
+    why: 'a refund into a stored previous count of 0 stays 0 (clamped), places the same counts, and returns before writing, as the original returns at once',
+  },
 ];
