@@ -457,4 +457,28 @@ export const EQUIVALENT = [
     to: '>=',
     why: 'a refund into a stored previous count of 0 stays 0 (clamped), places the same counts, and returns before writing, as the original returns at once',
   },
+  {
+    file: 'gcra.lua',
+    code: 'local GCRA_EXACT = 9007199254740992 -- 2^53: a larger TAT has no fraction to keep',
+    from: '9007199254740992',
+    to: '9007199254740992',
+    why: '2^53 + 1 is 2^53 as a double: the same number (the mutant text is the same)',
+  },
+  // A whole-number value of 1000 is never stored: the expiry form's whole offsets are 0 to 999
+  // (a TAT on a whole ms expires at that ms, 0 before it), the absolute form's TATs are times past
+  // the epoch's first ms. Only "<d>:<f>" may hold d = 1000, read with <= (gcra.lua line 48).
+  {
+    file: 'gcra.lua',
+    code: "local GCRA_EXPIRY_BELOW = 1000 -- values below this are the expiry form's offsets",
+    from: '1000',
+    to: '1001',
+    why: 'the two forms then part at 1001 instead of 1000, and no whole-number value is 1000 (see above)',
+  },
+  {
+    file: 'gcra.lua',
+    code: 'if whole < GCRA_EXPIRY_BELOW then',
+    from: '<',
+    to: '<=',
+    why: 'no whole-number value is 1000 (see above)',
+  },
 ];
