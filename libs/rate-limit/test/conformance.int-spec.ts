@@ -490,6 +490,15 @@ describe.each(factories)('conformance: $name store', (factory) => {
       expect((await client.peek(long, T0 + 2_000)).remaining).toBe(5);
     });
 
+    it('gcra: a TAT a hair under a whole us is kept as that us, and counts until it', async () => {
+      const p = policy({ algo: 'gcra', limit: 290, window: 10_000 }, 'gcra-carry');
+      // 29 intervals of 10 s / 290 are 999,999.9999999999 us in doubles: the fraction rounds
+      // to 2^32 / 2^32, carried to a whole 1,000,000 us.
+      expect((await client.hit(p, T0, 29)).remaining).toBe(261);
+      expect((await client.peek(p, T0 + 999.999)).remaining).toBe(289);
+      expect((await client.peek(p, T0 + 1_000)).remaining).toBe(290);
+    });
+
     it('fixed-window: a refund after the window rolled over leaves the new window alone', async () => {
       const p = policy({ algo: 'fixed-window', limit: 5, window: 10_000 });
       const end = (Math.floor(T0 / 10_000) + 1) * 10_000;
