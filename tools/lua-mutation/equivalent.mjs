@@ -149,33 +149,28 @@ export const EQUIVALENT = [
     to: '>=',
     why: 'at tokens == burst both return burst',
   },
-  // A clamp of a whole number (floor) that is never negative where it stands: `<= 0` and `< 1`
-  // set 0 where it is 0 already, and the assignment is never reached.
+  // A clamp of a whole number (floor): `<= 0` and `< 1` differ from `< 0` only at 0, which the
+  // clamp sets to 0 again. Its assignment is never reached in token-bucket, where tokens >= cost
+  // makes tokens - cost >= 0 exactly; leaky-bucket's burst - level - cost may round to a hair
+  // under 0 where level + cost rounded to burst, so its assignment mutated to 1 stays a survivor.
   ...[
-    [
-      'token-bucket.lua',
-      'local remaining = floor(tokens - cost)',
-      'cost <= tokens on the admitted branch',
-    ],
-    [
-      'leaky-bucket.lua',
-      'local remaining = floor(burst - level - cost)',
-      'level + cost <= burst on the admitted branch',
-    ],
-  ].flatMap(([file, prev, because]) =>
-    [
-      ['<', '<=', 14],
-      ['0', '1', 16],
-      ['0', '1', 35],
-    ].map(([from, to, at]) => ({
-      file,
-      code: 'if remaining < 0 then remaining = 0 end',
-      prev,
-      from,
-      to,
-      at,
-      why: `floor of a value that is never negative (${because}): the clamp never fires`,
-    })),
+    ['token-bucket.lua', 'local remaining = floor(tokens - cost)', true],
+    ['leaky-bucket.lua', 'local remaining = floor(burst - level - cost)', false],
+  ].flatMap(([file, prev, unreachable]) =>
+    [['<', '<=', 14], ['0', '1', 16], ...(unreachable ? [['0', '1', 35]] : [])].map(
+      ([from, to, at]) => ({
+        file,
+        code: 'if remaining < 0 then remaining = 0 end',
+        prev,
+        from,
+        to,
+        at,
+        why:
+          at === 35
+            ? 'never reached: cost <= tokens on the admitted branch, so tokens - cost >= 0 exactly'
+            : 'remaining is a whole number (floor): < 0, <= 0 and < 1 differ only at 0, which the clamp sets to 0 again',
+      }),
+    ),
   ),
   // The rejected branch's clamp does fire (a level over a capacity lowered at runtime; its
   // assignment mutated to 1 is killed): only its comparison's forms agree.
@@ -418,18 +413,15 @@ export const EQUIVALENT = [
     to: '<=',
     why: 'at equality the assignment writes the value already there',
   },
-  ...[
-    ['<', '<=', 14],
-    ['0', '1', 35],
-  ].map(([from, to, at]) => ({
+  {
     file: 'sliding-window-counter.lua',
     code: 'if remaining < 0 then remaining = 0 end',
     prev: 'remaining = floor(limit - used - cost)',
-    from,
-    to,
-    at,
-    why: 'floor of limit - used - cost on the branch where used + cost <= limit: never negative, so the clamp never fires (<= sets 0 where it is 0)',
-  })),
+    from: '<',
+    to: '<=',
+    at: 14,
+    why: 'at 0 the clamp sets 0 again (its assignment mutated to 1 stays a survivor: limit - used - cost may round to a hair under 0 where used + cost rounded to limit)',
+  },
   {
     file: 'sliding-window-counter.lua',
     code: 'if chargedIndex == si and sc > 0 then',
@@ -481,4 +473,28 @@ export const EQUIVALENT = [
     to: '<=',
     why: 'no whole-number value is 1000 (see above)',
   },
+  {
+    file: 'gcra.lua',
+    code: 'if ahead > 0 then return ahead end',
+    from: '>',
+    to: '>=',
+    why: 'an ahead of 0 returns 0 either way',
+  },
+  ...[
+    'local remaining = floor(burst - (ahead - tolerance) / interval)',
+    'local remaining = floor(burst - (newAhead - tolerance) / interval)',
+  ].flatMap((prev) =>
+    [
+      ['<', '<=', 14],
+      ['0', '1', 16],
+    ].map(([from, to, at]) => ({
+      file: 'gcra.lua',
+      code: 'if remaining < 0 then remaining = 0 end',
+      prev,
+      from,
+      to,
+      at,
+      why: 'remaining is a whole number (floor): < 0, <= 0 and < 1 differ only at 0, which the clamp sets to 0 again',
+    })),
+  ),
 ];
