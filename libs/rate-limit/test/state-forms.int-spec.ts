@@ -165,6 +165,20 @@ describe('gcra', () => {
     expect(Number(await admin.get(key))).toBeLessThan(1_000);
   });
 
+  it('reads a fraction in the expiry form: a TAT half a us later leaves one unit less', async () => {
+    // One unit per us: a TAT half a us later shows as one unit less left, whatever Redis's now,
+    // as long as both are read at the same now (one call).
+    const unitPerUs = (name: string) =>
+      policy({ algo: 'gcra', limit: 1_000_000_000, window: '1000s' }, name);
+    const [whole, half] = [unitPerUs('gcra-whole'), unitPerUs('gcra-half')];
+    const atMs = Math.floor((await redisNowUs()) / 1000) + 10_000;
+    await admin.set(c.entry(whole).key, '500', 'PXAT', atMs);
+    await admin.set(c.entry(half).key, '500:2147483648', 'PXAT', atMs); // 499.5 us before it
+    const { outcomes } = await c.run('peek', [whole, half]);
+    expect(outcomes[0].remaining).toBeLessThan(1_000_000_000 - 9_000_000);
+    expect(outcomes[1].remaining).toBe(outcomes[0].remaining - 1);
+  });
+
   it('reads an offset of 1000 with a fraction (a TAT just past a whole ms) as the expiry form', async () => {
     // limit 3 per 10 s: an interval of 3,333,333.33 us. The writer leaves a TAT that falls
     // f / 2^32 us after a whole ms as expiring at the next ms, 1000 - f / 2^32 us before it.
