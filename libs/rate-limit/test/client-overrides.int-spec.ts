@@ -249,6 +249,42 @@ describe.each(factories)('client overrides: $name store', (factory) => {
     expect(next.outcomes[0]).not.toHaveProperty('clientOverride');
   });
 
+  it('each kind of override in one batch leaves the groups after it their own replies', async () => {
+    // On Redis time, so that the five calls are one batch: a deny, a quota, an allow and a
+    // quota with a deny in one group each add extras to the reply, before a plain group.
+    const [pD, pQ, pA] = ['deny', 'quota', 'allow'].map((name) =>
+      policy({ algo: 'fixed-window', limit: 5, window: '1h' }, `batch-${name}`),
+    );
+    const wide = policy({ algo: 'fixed-window', limit: 100, window: '1h' }, 'batch-wide');
+    const [c1, c2, c3, c4, c5] = [11, 12, 13, 14, 15].map(
+      (n) => new Client(sut, `ip:198.51.100.${n}`),
+    );
+    await put(pD, { action: 'deny' }, c1);
+    await put(pQ, { action: 'quota', limit: 3 }, c2);
+    await put(pA, { action: 'allow' }, c3);
+    await put(pQ, { action: 'quota', limit: 3 }, c4);
+    await put(pD, { action: 'deny' }, c4);
+    await c5.hit(wide); // the script is loaded before the batch
+    const [denied, quota, allowed, both, plain] = await Promise.all([
+      c1.run('consume', [pD, wide]),
+      c2.run('consume', [pQ, wide]),
+      c3.run('consume', [pA, wide]),
+      c4.run('consume', [pQ, pD]),
+      c5.run('consume', [wide]),
+    ]);
+    expect(denied.admitted).toBe(false);
+    expect(denied.outcomes[0]).toMatchObject({ reason: 4, clientOverride: 'deny' });
+    expect(quota.admitted).toBe(true);
+    expect(quota.outcomes[0]).toMatchObject({ remaining: 2, limit: 3, clientOverride: 'quota' });
+    expect(allowed.admitted).toBe(true);
+    expect(allowed.outcomes[0].clientOverride).toBe('allow');
+    expect(both.admitted).toBe(false);
+    expect(both.outcomes.map((o) => o.clientOverride)).toEqual(['quota', 'deny']);
+    expect(plain.admitted).toBe(true);
+    expect(plain.outcomes[0]).toMatchObject({ remaining: 98 });
+    expect(plain.outcomes[0]).not.toHaveProperty('clientOverride');
+  });
+
   it("a quota on one of many stacked policies leaves the others' thresholds alone", async () => {
     // Seven specs: the quota's own spec goes after all of them in the call (decide.lua).
     const stack = [11, 12, 13, 14, 15, 16, 17].map((limit) =>

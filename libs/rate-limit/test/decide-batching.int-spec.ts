@@ -172,6 +172,27 @@ describe('RedisStore batching of concurrent consume calls', () => {
     expect(await healthy.hit(p)).toMatchObject({ allowed: true, remaining: 2 });
   });
 
+  it('fails a group of several policies whose key Redis cannot read; the next group is decided', async () => {
+    const store = new RedisStore({ client: redis, commandTimeoutMs: 2_000 });
+    const p = policy({ algo: 'fixed-window', limit: 5, window: '1h' }, 'poison-stack');
+    const wide = policy({ algo: 'fixed-window', limit: 100, window: '1h' }, 'poison-wide');
+    const [poisoned, healthy] = clients(store, 2);
+    await admin.hset(poisoned.entry(p).key, 'not', 'a counter'); // written by hand, wrong type
+    await healthy.run('consume', [p, wide]);
+
+    await admin.config('RESETSTAT');
+    const [failed, decided] = await Promise.all([
+      poisoned.run('consume', [p, wide]).catch((e: unknown) => e),
+      healthy.run('consume', [p, wide]),
+    ]);
+    expect(await scriptCalls()).toBe(1);
+    expect(failed).toBeInstanceOf(RateLimitStoreError);
+    expect((failed as Error).message).toContain('WRONGTYPE');
+    expect(decided.admitted).toBe(true);
+    expect(decided.outcomes.map((o) => o.remaining)).toEqual([3, 98]);
+    expect(await admin.exists(poisoned.entry(wide).key)).toBe(0); // nothing of it charged
+  });
+
   it('sends a batch even when the application fakes timers (jest.useFakeTimers)', async () => {
     const store = new RedisStore({ client: redis, commandTimeoutMs: 2_000 });
     const p = policy({ algo: 'gcra', limit: 5, window: '1h' });
