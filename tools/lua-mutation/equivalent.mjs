@@ -413,15 +413,18 @@ export const EQUIVALENT = [
     to: '<=',
     why: 'at equality the assignment writes the value already there',
   },
-  {
+  ...[
+    ['<', '<=', 14],
+    ['0', '1', 16],
+  ].map(([from, to, at]) => ({
     file: 'sliding-window-counter.lua',
     code: 'if remaining < 0 then remaining = 0 end',
     prev: 'remaining = floor(limit - used - cost)',
-    from: '<',
-    to: '<=',
-    at: 14,
-    why: 'at 0 the clamp sets 0 again (its assignment mutated to 1 stays a survivor: limit - used - cost may round to a hair under 0 where used + cost rounded to limit)',
-  },
+    from,
+    to,
+    at,
+    why: 'remaining is a whole number (floor): < 0, <= 0 and < 1 differ only at 0, which the clamp sets to 0 again (its assignment mutated to 1 stays a survivor: limit - used - cost may round to a hair under 0 where used + cost rounded to limit)',
+  })),
   {
     file: 'sliding-window-counter.lua',
     code: 'if chargedIndex == si and sc > 0 then',
@@ -497,4 +500,11 @@ export const EQUIVALENT = [
       why: 'remaining is a whole number (floor): < 0, <= 0 and < 1 differ only at 0, which the clamp sets to 0 again',
     })),
   ),
+  {
+    file: 'decide-call-groups.lua',
+    code: 'reply[r + 1], reply[r + 2] = j, E[e + 17] and -1 or 0',
+    from: '1',
+    to: '2',
+    why: 'the client reads any negative allow extra as admitted uncharged (decide-call.ts): -2 reads as -1 does',
+  },
 ];

@@ -2,8 +2,8 @@
 // (libs/rate-limit/src/store/redis/lua), which StrykerJS cannot mutate. Each mutant (see
 // mutants.mjs) is written over its file, the integration specs that run the scripts on a Redis of
 // their own run against it (jest --bail: the first failing test kills it), and the file is put
-// back (`--from=N` starts each file at its Nth mutant). Prints each survivor and the score per
-// file and overall; exits 1 below 85 %. The file is restored on every exit path, Ctrl-C included.
+// back (`--from=N` starts each file at its Nth mutant). Prints each survivor, the score per
+// file and overall, and the kills by test; exits 1 below 85 %. The file is restored on every exit path, Ctrl-C included.
 //
 // Mutants listed in equivalent.mjs (each with why no test can kill it) are not run and not
 // scored, as Stryker leaves out the mutants its disable comments name: the score is killed over
@@ -63,6 +63,9 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
+/** What failed in the last run: the first failing test's name, or the suite's failure. */
+let lastFailure = '';
+
 function testsPass() {
   const run = spawnSync(
     process.execPath,
@@ -74,19 +77,29 @@ function testsPass() {
       '--bail',
       '--silent',
     ],
-    { cwd: ROOT, stdio: 'ignore', timeout: 180_000 },
+    // stderr is read for the failure's name (--json writes nothing when --bail stops the run).
+    { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 180_000 },
   );
+  lastFailure = run.status === 0 ? '' : failureOf(run.stderr ?? '');
   return run.status === 0;
 }
 
+// A kill by a timeout or an unrelated test is a flaky kill, not a test that saw the mutant: the
+// run counts the kills by test at the end, where such a test stands out.
+function failureOf(stderr) {
+  const failed = /^\s*● (.+)$/m.exec(stderr);
+  return failed ? failed[1].trim() : 'no test named (jest failed or timed out)';
+}
+
 if (!testsPass()) {
-  console.error('the specs fail on the unmutated scripts: fix that first');
+  console.error(`the specs fail on the unmutated scripts (${lastFailure}): fix that first`);
   process.exit(2);
 }
 let killed = 0;
 let total = 0;
 let equivalent = 0;
 const survivors = [];
+const killsByTest = new Map();
 const wronglyEquivalent = [];
 const used = new Set();
 for (const file of files) {
@@ -115,9 +128,11 @@ for (const file of files) {
       const dead = !testsPass();
       if (mark) {
         fileEquivalent++;
-        if (dead) wronglyEquivalent.push(where);
-      } else if (dead) fileKilled++;
-      else {
+        if (dead) wronglyEquivalent.push(`${where} (${lastFailure})`);
+      } else if (dead) {
+        fileKilled++;
+        killsByTest.set(lastFailure, (killsByTest.get(lastFailure) ?? 0) + 1);
+      } else {
         survivors.push(where);
         console.log(`survived ${where}`);
       }
@@ -142,6 +157,8 @@ console.log(
     `${equivalent} equivalent left out; ${((100 * killed) / Math.max(1, total)).toFixed(1)} % of all ${total})`,
 );
 if (survivors.length) console.log(`survivors:\n${survivors.map((s) => `  ${s}`).join('\n')}`);
+const byTest = [...killsByTest].sort((a, b) => b[1] - a[1]);
+console.log(`kills by test:\n${byTest.map(([test, n]) => `  ${n} ${test}`).join('\n')}`);
 for (const m of stale)
   console.log(
     `listed as equivalent but no such mutant: ${m.file} \`${m.code}\` ${m.from} -> ${m.to}`,
