@@ -3,7 +3,8 @@
 // mutants.mjs) is written over its file, the integration specs that run the scripts on a Redis of
 // their own run against it (jest --bail: the first failing test kills it), and the file is put
 // back (`--from=N` starts each file at its Nth mutant). Prints each survivor, the score per
-// file and overall, and the kills by test; exits 1 below 85 %. The file is restored on every exit path, Ctrl-C included.
+// file and overall, and the kills by test; exits 1 below 85 %. The file is restored on every
+// exit path, Ctrl-C included.
 //
 // Mutants listed in equivalent.mjs (each with why no test can kill it) are not run and not
 // scored, as Stryker leaves out the mutants its disable comments name: the score is killed over
