@@ -262,6 +262,15 @@ describe('RedisStore against a real Redis', () => {
     redis.disconnect();
   });
 
+  it('answers a call it cannot even encode with a rejection, never a synchronous throw', async () => {
+    // Callers chain on the promise (the engine's onRedisError handling): a throw would skip it.
+    await admin.ping();
+    const store = new RedisStore({ client: admin, commandTimeoutMs: 1_000 });
+    let reply: Promise<unknown> | undefined;
+    expect(() => (reply = store.decide('peek', [], 1_000_000))).not.toThrow();
+    await expect(reply).rejects.toThrow(TypeError);
+  });
+
   it('fails fast with a typed error when the client is not connected', async () => {
     const redis = new Redis({ ...LIMITER_CLIENT_DEFAULTS, port: server.port, lazyConnect: true });
     const c = clientFor(redis);

@@ -103,10 +103,19 @@ export class RedisStore implements RateLimitStore {
   ): Promise<StoreReply> {
     if (this.batcher && op === 'consume' && nowUs === undefined)
       return this.batcher.decide(entries);
-    return this.decideGroups(op, [entries], nowUs, chargedAtUs).then(([reply]) => {
-      if (reply instanceof RateLimitStoreError) throw reply;
-      return reply;
-    });
+    return this.decideAlone(op, entries, nowUs, chargedAtUs);
+  }
+
+  /** One call for one group (async: whatever it throws is a rejection, as from the batcher). */
+  private async decideAlone(
+    op: StoreOp,
+    entries: readonly StoreEntry[],
+    nowUs?: number,
+    chargedAtUs?: number,
+  ): Promise<StoreReply> {
+    const [reply] = await this.decideGroups(op, [entries], nowUs, chargedAtUs);
+    if (reply instanceof RateLimitStoreError) throw reply;
+    return reply;
   }
 
   /** One script call for several groups; each group is decided all-or-nothing on its own. */
