@@ -507,4 +507,11 @@ export const EQUIVALENT = [
     to: '2',
     why: 'the client reads any negative allow extra as admitted uncharged (decide-call.ts): -2 reads as -1 does',
   },
+  {
+    file: 'leaky-bucket.lua',
+    code: 'if level > 0 then return level end',
+    from: '>',
+    to: '>=',
+    why: 'a level of 0 returns 0 either way',
+  },
 ];
