@@ -95,12 +95,7 @@ export class RedisStore implements RateLimitStore {
 
   // Not async: an async function returning the batcher's promise would settle two microtask
   // turns after it, on every request.
-  decide(
-    op: StoreOp,
-    entries: readonly StoreEntry[],
-    nowUs?: number,
-    chargedAtUs?: number,
-  ): Promise<StoreReply> {
+  decide(op: StoreOp, entries: readonly StoreEntry[], nowUs?: number, chargedAtUs?: number) {
     if (this.batcher && op === 'consume' && nowUs === undefined)
       return this.batcher.decide(entries);
     return this.decideAlone(op, entries, nowUs, chargedAtUs);
