@@ -271,6 +271,25 @@ describe('RedisStore against a real Redis', () => {
     await expect(reply).rejects.toThrow(TypeError);
   });
 
+  it('rejects every caller of a batch it cannot send, and tells the breaker nothing', async () => {
+    // Was thrown inside the batch's flush: an unhandled rejection, and callers waiting forever.
+    await admin.ping();
+    const store = new RedisStore({ client: admin, commandTimeoutMs: 1_000 });
+    const batch = [store.decide('consume', []), store.decide('consume', [])];
+    for (const reply of batch) await expect(reply).rejects.toThrow(TypeError);
+    const c = new Client(
+      { store, keys: new KeyBuilder(uniquePrefix()), keyCount: async () => 0, pttl: async () => 0 },
+      'ip:1',
+    );
+    // Three failures in a row would have opened it: the next call still goes to Redis.
+    await store.decide('consume', []).catch(() => undefined);
+    expect(store.breaker.isOpen).toBe(false);
+    await expect(c.hit(policy({ algo: 'fixed-window', limit: 5 }))).resolves.toMatchObject({
+      allowed: true,
+    });
+    store.onModuleDestroy();
+  });
+
   it('fails fast with a typed error when the client is not connected', async () => {
     const redis = new Redis({ ...LIMITER_CLIENT_DEFAULTS, port: server.port, lazyConnect: true });
     const c = clientFor(redis);

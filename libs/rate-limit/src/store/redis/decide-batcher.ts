@@ -71,7 +71,14 @@ export class DecideBatcher {
   private sendOne(batch: readonly Waiting[]): void {
     this.inFlight++;
     const groups = batch.length === 1 ? [batch[0].entries] : batch.map((w) => w.entries);
-    this.sendBatch(groups).then(
+    let sent: ReturnType<SendBatch>;
+    try {
+      sent = this.sendBatch(groups);
+    } catch (error) {
+      // Thrown before anything was sent (the call could not be encoded): the callers' answer.
+      sent = Promise.reject(error);
+    }
+    sent.then(
       (replies) => {
         this.inFlight--;
         batch.forEach((w, i) => {
