@@ -1,4 +1,5 @@
 import { resolveModuleOptions } from '../config/resolve-module-options';
+import { DuplicatePolicyError } from '../errors/duplicate-policy.error';
 import { normalizePolicy } from '../policy/normalize-policy';
 import { PolicyRegistry } from '../registry/policy-registry';
 import { MemoryStore } from '../store/memory/memory-store';
@@ -47,6 +48,17 @@ describe('DecisionEngine on the memory store', () => {
     expect(remaining(wide, 'user:x')).toBe(5);
     expect((await pending).allowed).toBe(false);
     expect(remaining(wide, 'user:x')).toBe(5);
+  });
+
+  it('answers a policy given twice for one identity with a rejection, never a synchronous throw', async () => {
+    // Callers chain on the promise (the service, the guard): a throw would skip their handling.
+    const twice = [
+      { policy: wide, identity: 'user:w', cost: 1 },
+      { policy: wide, identity: 'user:w', cost: 1 },
+    ];
+    let verdict: unknown;
+    expect(() => (verdict = engine.decide(twice))).not.toThrow();
+    await expect(verdict).rejects.toThrow(DuplicatePolicyError);
   });
 
   it('keeps no notes for an outage that cannot happen (the fallback stays empty)', async () => {

@@ -10,7 +10,7 @@ import type { DecisionObserver } from './decision-observer';
 import { FallbackStore } from './fallback-store';
 import { OutageFallback } from './outage-fallback';
 import type { DecideOptions, PolicyRequest } from './policy-request';
-import { groupRequests, keysOfTags } from './request-groups';
+import { groupRequests, keysOfTags, type RequestGroup } from './request-groups';
 import { decideGroups } from './store-calls';
 import { perGroup, verdictOf } from './verdict-of';
 
@@ -110,28 +110,40 @@ export class DecisionEngine implements OnModuleDestroy {
     this.fallback.close();
   }
 
-  private async consume(
+  /** One chain step from the store's reply to the counted verdict (no await of its own). */
+  private consume(
     requests: readonly PolicyRequest[],
     wallTime: boolean,
     options?: DecideOptions,
   ): Promise<RateLimitVerdict> {
     const nowMs = Date.now();
-    const verdict = await this.run('consume', requests, options, nowMs);
-    if (wallTime && !verdict.allowed) {
-      this.blocked.remember(this.rejectionKey(requests), verdict, nowMs);
-    }
-    return this.counted(verdict, requests);
+    return this.run('consume', requests, options, nowMs, (verdict) => {
+      if (wallTime && !verdict.allowed) {
+        this.blocked.remember(this.rejectionKey(requests), verdict, nowMs);
+      }
+      return this.counted(verdict, requests);
+    });
   }
 
-  /** `startedMs`: when the decision began (what the outage fallback dates its notes by). */
+  /**
+   * `startedMs`: when the decision began (what the outage fallback dates its notes by);
+   * `finish`: applied to the verdict in the same step.
+   */
   private run(
     op: StoreOp,
     requests: readonly PolicyRequest[],
     options?: DecideOptions,
     startedMs = Date.now(),
+    finish: (verdict: RateLimitVerdict) => RateLimitVerdict = same,
   ): Promise<RateLimitVerdict> {
     const nowUs = options?.nowMs === undefined ? undefined : Math.floor(options.nowMs * 1000);
-    const groups = groupRequests(this.config.keys, requests);
+    let groups: RequestGroup[];
+    try {
+      groups = groupRequests(this.config.keys, requests);
+    } catch (error) {
+      // A policy twice for one identity: a rejection, as from an async function.
+      return Promise.reject(error);
+    }
     const { store } = this;
     if (store.decideAll) {
       return store
@@ -140,22 +152,22 @@ export class DecisionEngine implements OnModuleDestroy {
           groups.map((g) => g.entries),
           nowUs,
         )
-        .then((reply) => verdictOf(requests, groups, perGroup(groups, reply), store.source));
+        .then((reply) =>
+          finish(verdictOf(requests, groups, perGroup(groups, reply), store.source)),
+        );
     }
+    const decided = (replies: StoreReply[]): RateLimitVerdict => {
+      this.fallback.decided(op, groups, replies, startedMs);
+      return finish(verdictOf(requests, groups, replies, store.source));
+    };
+    const failed = (error: Error): RateLimitVerdict =>
+      finish(this.fallback.decide(op, requests, groups, error, nowUs, startedMs));
     // The usual case, one identity: one store call and nothing to refund, answered in the same
     // microtask turn as the store's reply.
-    const replies: Promise<StoreReply | StoreReply[]> =
-      groups.length === 1
-        ? store.decide(op, groups[0].entries, nowUs)
-        : decideGroups(store, op, groups, nowUs, this.logger);
-    return replies.then(
-      (reply) => {
-        const decided = Array.isArray(reply) ? reply : [reply];
-        this.fallback.decided(op, groups, decided, startedMs);
-        return verdictOf(requests, groups, decided, store.source);
-      },
-      (error: Error) => this.fallback.decide(op, requests, groups, error, nowUs, startedMs),
-    );
+    if (groups.length === 1) {
+      return store.decide(op, groups[0].entries, nowUs).then((reply) => decided([reply]), failed);
+    }
+    return decideGroups(store, op, groups, nowUs, this.logger).then(decided, failed);
   }
 
   private counted(verdict: RateLimitVerdict, requests: readonly PolicyRequest[]): RateLimitVerdict {
@@ -167,3 +179,5 @@ export class DecisionEngine implements OnModuleDestroy {
     return rejectionKey(requests, this.config.keys.identityTag);
   }
 }
+
+const same = (verdict: RateLimitVerdict): RateLimitVerdict => verdict;
