@@ -12,9 +12,16 @@
  * `npm run bench` (ours, floor, rate-limiter-flexible, nest-lab) and the layers under ours:
  * `fcall` (the lone form's FCALL through ioredis alone), `store` (RedisStore.decide), `engine`
  * (DecisionEngine.decide); `ours` is RateLimiterService.consume(). Needs valgrind.
+ *
+ * `--redis` counts the same calls in redis-server instead (Node runs natively, Redis under
+ * callgrind): what one call costs Redis. At 1 in flight on a small host Redis's work is part of
+ * every call's wall time, as much as Node's (see docs/benchmarks.md). The count is checked
+ * against the script calls Redis saw (INFO commandstats): a call the client timed out and
+ * decided in memory would not reach Redis.
  */
 import 'reflect-metadata';
 import { execFileSync, spawnSync } from 'node:child_process';
+import Redis from 'ioredis';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +42,8 @@ import { startRedis } from '../support/redis-server';
 const LAYERS = ['fcall', 'store', 'engine'] as const;
 const TARGETS: readonly string[] = [...CONTENDERS, ...LAYERS];
 const WARMUP_CALLS = 20_000;
+/** Redis has no JIT: these only load the library and settle the keyspace. */
+const REDIS_WARMUP_CALLS = 1_000;
 const CALLS = 10_000;
 const IDENTITY = 'ip:10.0.0.1';
 
@@ -82,8 +91,6 @@ async function targetCall(
 
 /** Runs each target under callgrind and prints its instructions per call. */
 async function parent(targets: readonly string[]): Promise<void> {
-  const unknown = targets.filter((t) => !TARGETS.includes(t));
-  if (unknown.length) throw new Error(`targets: any of ${TARGETS.join(', ')}`);
   const dir = mkdtempSync(join(tmpdir(), 'lone-instructions-'));
   try {
     for (const target of targets) {
@@ -114,6 +121,65 @@ async function parent(targets: readonly string[]): Promise<void> {
   }
 }
 
+function checked(targets: readonly string[]): readonly string[] {
+  const unknown = targets.filter((t) => !TARGETS.includes(t));
+  if (unknown.length) throw new Error(`targets: any of ${TARGETS.join(', ')}`);
+  return targets;
+}
+
+/** Each target's calls from this process, counted in a redis-server run under callgrind. */
+async function redisSide(targets: readonly string[]): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'lone-instructions-redis-'));
+  try {
+    for (const target of targets) {
+      const out = join(dir, target);
+      const redis = await startRedis([
+        'valgrind',
+        '--tool=callgrind',
+        `--callgrind-out-file=${out}`,
+      ]);
+      const contenders = await createContenders(redis.url);
+      const admin = new Redis(redis.url);
+      let scriptCalls: number;
+      try {
+        const call = await targetCall(target, contenders);
+        for (let i = 0; i < REDIS_WARMUP_CALLS; i++) await call();
+        const before = await scriptCallsOf(admin);
+        execFileSync('callgrind_control', ['--zero', String(redis.pid)], { stdio: 'ignore' });
+        for (let i = 0; i < CALLS; i++) await call();
+        execFileSync('callgrind_control', ['--dump', String(redis.pid)], { stdio: 'ignore' });
+        scriptCalls = (await scriptCallsOf(admin)) - before;
+      } finally {
+        admin.disconnect();
+        await contenders.close();
+        await redis.stop();
+      }
+      // Background scripts (the heartbeat) may add a few; fewer means calls decided in memory.
+      if (scriptCalls < CALLS) {
+        throw new Error(`${target}: Redis ran ${scriptCalls} script calls of ${CALLS}`);
+      }
+      const dump = readdirSync(dir).find((f) => f.startsWith(`${target}.`));
+      if (!dump) throw new Error(`${target}: no callgrind dump`);
+      const perCall = totalInstructions(join(dir, dump)) / CALLS;
+      console.log(
+        `${`${target} (Redis)`.padEnd(30)} ${Math.round(perCall).toLocaleString('en-US')} instructions per call`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Script calls Redis has run (FCALL, EVALSHA, EVAL), from INFO commandstats. */
+async function scriptCallsOf(admin: Redis): Promise<number> {
+  const info = await admin.info('commandstats');
+  let calls = 0;
+  for (const [, count] of info.matchAll(/^cmdstat_(?:fcall|evalsha|eval):calls=(\d+)/gm)) {
+    calls += Number(count);
+  }
+  return calls;
+}
+
 function totalInstructions(file: string): number {
   const text = execFileSync('callgrind_annotate', ['--threshold=100', file], { encoding: 'utf8' });
   const total = /^([\d,]+) .*PROGRAM TOTALS/m.exec(text);
@@ -122,6 +188,9 @@ function totalInstructions(file: string): number {
 }
 
 const [mode, ...rest] = process.argv.slice(2);
-runBenchmark(() =>
-  mode === '--child' ? child(rest[0]) : parent(mode ? [mode, ...rest] : TARGETS),
-);
+const targetsOr = (given: string[]): readonly string[] => (given.length ? given : TARGETS);
+runBenchmark(() => {
+  if (mode === '--child') return child(rest[0]);
+  if (mode === '--redis') return redisSide(checked(targetsOr(rest)));
+  return parent(checked(targetsOr(mode ? [mode, ...rest] : [])));
+});

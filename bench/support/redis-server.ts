@@ -13,12 +13,25 @@ import {
 export interface BenchRedis {
   readonly url: string;
   readonly port: number;
+  /** The server's own pid (also when it runs under a tool such as valgrind). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
 export { findFreePort };
 
-export async function startRedis(): Promise<BenchRedis> {
-  const { port, started } = await onFreePort((port) => spawnRedisServer(throwawayServerArgs(port)));
-  return { url: `redis://127.0.0.1:${port}`, port, stop: () => started.signal('SIGTERM') };
+/** `under`: a command the server runs under (valgrind: it takes far longer to be ready). */
+export async function startRedis(under?: readonly string[]): Promise<BenchRedis> {
+  const { port, started } = await onFreePort((port) =>
+    spawnRedisServer(throwawayServerArgs(port), {
+      under: under && [...under],
+      timeoutMs: under ? 60_000 : undefined,
+    }),
+  );
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    pid: started.pid,
+    stop: () => started.signal('SIGTERM'),
+  };
 }
