@@ -39,7 +39,7 @@
 -- these scripts need 6.0 anyway (SET KEEPTTL).
 
 -- Globals and library fields cost a table lookup on every use: the hot ones are locals. A
--- library's chunk, run at load, may read none of them: its call sets them first (begin-call.lua).
+-- library's chunk, run at load, may read none of them: its first call sets them (begin-call.lua).
 -- A script's chunk runs per call: decide-script.ts makes the next line `... = globals()`.
 -- globals() reads them before the locals of the same names hide them.
 local function globals()
