@@ -27,8 +27,16 @@ export class GuardedCalls {
     this.deadlines = new RoundTripDeadlines(timeoutMs);
   }
 
-  /** Runs `command`, whose every round trip to Redis must answer within the command timeout. */
-  send<T>(command: (roundTrip: RoundTrip) => Promise<T>): Promise<T> {
+  /**
+   * Runs `command`, whose every round trip to Redis must answer within the command timeout.
+   * `map` turns its result into the answer, and `failed` sees its error, in the same promise step
+   * (each step after it would cost every call a promise of its own).
+   */
+  send<T, R = T>(
+    command: (roundTrip: RoundTrip) => Promise<T>,
+    map?: (result: T) => R,
+    failed?: (error: RateLimitStoreError) => void,
+  ): Promise<R> {
     if (this.client.status !== 'ready') {
       return this.failFast(`Redis is not connected (${this.client.status})`);
     }
@@ -38,7 +46,7 @@ export class GuardedCalls {
       (result) => {
         this.breaker.succeeded();
         this.observer?.observeCommand((performance.now() - started) / 1000);
-        return result;
+        return map ? map(result) : (result as unknown as R);
       },
       (caught: unknown) => {
         this.breaker.failed();
@@ -49,6 +57,7 @@ export class GuardedCalls {
                 cause: caught,
               });
         this.observer?.observeCommand((performance.now() - started) / 1000, error.failure);
+        failed?.(error);
         throw error;
       },
     );

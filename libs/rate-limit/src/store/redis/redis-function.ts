@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
 import { isCluster } from '../../util/ioredis-shapes';
-import type { RedisClient, RedisScript, RoundTrip } from './redis-script';
-
-const unbounded: RoundTrip = (reply) => reply;
+import {
+  boundOrRecover,
+  unbounded,
+  type RedisClient,
+  type RedisScript,
+  type RoundTrip,
+} from './redis-script';
 
 /**
  * The decide program as a Redis Functions library (Redis 7+): loaded once per node with FUNCTION
@@ -44,7 +48,7 @@ export class RedisFunction {
     roundTrip: RoundTrip = unbounded,
   ): Promise<unknown> {
     if (!this.available) return script.run(client, keys, args, roundTrip);
-    return roundTrip(fcall(client, this.name, keys, args)).catch((error: unknown) => {
+    return boundOrRecover(roundTrip, fcall(client, this.name, keys, args), (error) => {
       if (isUnknownCommand(error)) {
         this.available = false;
         return script.run(client, keys, args, roundTrip);

@@ -5,9 +5,30 @@ import { isCluster } from '../../util/ioredis-shapes';
 export type RedisClient = Redis | Cluster;
 
 /** Bounds one round trip to Redis (the command timeout); the identity by default. */
-export type RoundTrip = <T>(reply: Promise<T>) => Promise<T>;
+export interface RoundTrip {
+  <T>(reply: Promise<T>): Promise<T>;
+  /**
+   * Where a bound provides it: the same bound, an error Redis replied in time answered by
+   * `recover` in the same step (a catch after the bound costs every call a promise of its own).
+   */
+  readonly recovering?: <T>(reply: Promise<T>, recover: Recover<T>) => Promise<T>;
+}
 
-const unbounded: RoundTrip = (reply) => reply;
+/** What a reply's error becomes (rethrown when it is not one the caller recovers from). */
+export type Recover<T> = (error: unknown) => T | Promise<T>;
+
+export const unbounded: RoundTrip = (reply) => reply;
+
+/** `reply` within `roundTrip`'s bound, an error Redis replied in time answered by `recover`. */
+export function boundOrRecover<T>(
+  roundTrip: RoundTrip,
+  reply: Promise<T>,
+  recover: Recover<T>,
+): Promise<T> {
+  return roundTrip.recovering
+    ? roundTrip.recovering(reply, recover)
+    : roundTrip(reply).catch(recover);
+}
 
 /**
  * A Lua script run by EVALSHA. After NOSCRIPT (which proves the script did not run, so nothing
@@ -37,12 +58,11 @@ export class RedisScript {
   ): Promise<unknown> {
     // Each round trip is bounded on its own: NOSCRIPT is an answer, and what follows it (first
     // call after a Redis restart) gets the whole timeout again.
-    return roundTrip(client.evalsha(this.sha1, keys.length, ...keys, ...args)).catch(
-      (error: unknown) => {
-        if (!isNoScript(error)) throw error;
-        return this.loadAndRun(client, keys, args, roundTrip);
-      },
-    );
+    const reply = client.evalsha(this.sha1, keys.length, ...keys, ...args);
+    return boundOrRecover(roundTrip, reply, (error) => {
+      if (!isNoScript(error)) throw error;
+      return this.loadAndRun(client, keys, args, roundTrip);
+    });
   }
 
   private async loadAndRun(

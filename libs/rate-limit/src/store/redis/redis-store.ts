@@ -121,16 +121,13 @@ export class RedisStore implements RateLimitStore {
     chargedAtUs?: number,
   ): Promise<(StoreReply | RateLimitStoreError)[]> {
     const { keys, args } = encodeDecideCall(op, groups, nowUs, chargedAtUs);
-    return this.calls
-      .send((roundTrip) => this.program.run(groups, keys, args, roundTrip))
-      .then(
-        (reply) => this.repliesOf(op, groups, reply),
-        (error: unknown) => {
-          if (op === 'consume' && this.lateListener)
-            watchLateReply(error, groups, this.lateListener);
-          throw error;
-        },
-      );
+    return this.calls.send(
+      (roundTrip) => this.program.run(groups, keys, args, roundTrip),
+      (reply) => this.repliesOf(op, groups, reply),
+      (error) => {
+        if (op === 'consume' && this.lateListener) watchLateReply(error, groups, this.lateListener);
+      },
+    );
   }
 
   private repliesOf(

@@ -21,6 +21,28 @@ describe('RoundTripDeadlines (the request path round trips, on one timer)', () =
     );
   });
 
+  it('recovering: an error replied in time goes to recover, a timeout never', async () => {
+    deadlines = new RoundTripDeadlines(20);
+    const recovering = deadlines.bound.recovering!;
+    const recover = (error: unknown) => {
+      if ((error as Error).message !== 'NOSCRIPT') throw error;
+      return 'loaded and run';
+    };
+    await expect(recovering(Promise.reject(new Error('NOSCRIPT')), recover)).resolves.toBe(
+      'loaded and run',
+    );
+    await expect(recovering(Promise.reject(new Error('WRONGTYPE')), recover)).rejects.toThrow(
+      'WRONGTYPE',
+    );
+    const seen: unknown[] = [];
+    const late = pending<string>();
+    const error = await recovering(late.promise, (e) => seen.push(e)).catch((e: unknown) => e);
+    expect((error as RateLimitStoreError).failure).toBe('timeout');
+    late.reject(new Error('NOSCRIPT'));
+    await late.promise.catch(() => undefined);
+    expect(seen).toEqual([]);
+  });
+
   it('declares a timeout whose late reply is still readable, and never one in time', async () => {
     deadlines = new RoundTripDeadlines(20);
     const slow = pending<string>();

@@ -2,6 +2,7 @@
 // global, and a timeout waiting on a faked setImmediate would never be declared.
 import { setImmediate } from 'node:timers';
 import { RateLimitStoreError } from '../../errors/rate-limit-store.error';
+import type { Recover, RoundTrip } from './redis-script';
 
 interface Waiting {
   readonly deadlineMs: number;
@@ -30,9 +31,13 @@ export class RoundTripDeadlines {
 
   constructor(private readonly timeoutMs: number) {}
 
-  /** `reply` within the timeout, or a timeout error. */
-  readonly bound = <T>(reply: Promise<T>): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
+  /** `reply` within the timeout, or a timeout error (with `recovering`: see RoundTrip). */
+  readonly bound: RoundTrip = Object.assign(<T>(reply: Promise<T>) => this.watch(reply), {
+    recovering: <T>(reply: Promise<T>, recover: Recover<T>) => this.watch(reply, recover),
+  });
+
+  private watch<T>(reply: Promise<T>, recover?: Recover<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
       const waiting: Waiting = {
         deadlineMs: performance.now() + this.timeoutMs,
         late: reply,
@@ -52,10 +57,16 @@ export class RoundTripDeadlines {
         (error: unknown) => {
           if (waiting.settled) return;
           waiting.settled = true;
-          reject(error);
+          if (!recover) return reject(error);
+          try {
+            resolve(recover(error));
+          } catch (thrown) {
+            reject(thrown);
+          }
         },
       );
     });
+  }
 
   /** Stops the timer (the store is closing); calls still waiting are left to their replies. */
   dispose(): void {
