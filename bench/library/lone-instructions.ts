@@ -8,7 +8,9 @@
  * Each target runs in a process of its own under valgrind: WARMUP_CALLS calls (until V8 has
  * optimised the path; fewer leave it half-compiled and the count twice as high), then the
  * counters are zeroed, CALLS calls counted, and the instructions of the whole process (its
- * compiler and GC threads included) divided by CALLS. Targets: the contenders of
+ * compiler and GC threads included) divided by CALLS; also the main thread's alone, which moves
+ * far less between runs (about 0.4 % against up to 3k instructions: when V8 compiles and
+ * collects on its other threads is not fixed). Targets: the contenders of
  * `npm run bench` (ours, floor, rate-limiter-flexible, nest-lab) and the layers under ours:
  * `fcall` (the lone form's FCALL through ioredis alone), `store` (RedisStore.decide), `engine`
  * (DecisionEngine.decide); `ours` is RateLimiterService.consume(). Needs valgrind.
@@ -21,8 +23,7 @@
  */
 import 'reflect-metadata';
 import { execFileSync, spawnSync } from 'node:child_process';
-import Redis from 'ioredis';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DecisionEngine } from '../../libs/rate-limit/src/engine/decision-engine';
@@ -37,14 +38,13 @@ import type { RedisStore } from '../../libs/rate-limit/src/store/redis/redis-sto
 import { PolicyRegistry } from '../../libs/rate-limit/src/registry/policy-registry';
 import { ALL_ALLOWED_LIMIT, CONTENDERS, createContenders, HOUR_MS } from './contenders';
 import { runBenchmark } from '../support/processes';
+import { redisSide } from './lone-instructions-redis';
 import { startRedis } from '../support/redis-server';
 
 const LAYERS = ['fcall', 'store', 'engine'] as const;
 const TARGETS: readonly string[] = [...CONTENDERS, ...LAYERS];
 const WARMUP_CALLS = 20_000;
-/** Redis has no JIT: these only load the library and settle the keyspace. */
-const REDIS_WARMUP_CALLS = 1_000;
-const CALLS = 10_000;
+export const CALLS = 10_000;
 const IDENTITY = 'ip:10.0.0.1';
 
 /** In the process valgrind runs: the calls of one target, counted between zero and dump. */
@@ -63,7 +63,7 @@ async function child(target: string): Promise<void> {
   }
 }
 
-async function targetCall(
+export async function targetCall(
   target: string,
   contenders: Awaited<ReturnType<typeof createContenders>>,
 ): Promise<() => Promise<unknown>> {
@@ -99,6 +99,7 @@ async function parent(targets: readonly string[]): Promise<void> {
         'valgrind',
         [
           '--tool=callgrind',
+          '--separate-threads=yes',
           `--callgrind-out-file=${out}`,
           process.execPath,
           __filename,
@@ -107,13 +108,17 @@ async function parent(targets: readonly string[]): Promise<void> {
         ],
         { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' },
       );
-      const dump = readdirSync(dir).find((f) => f.startsWith(`${target}.`));
-      if (run.status !== 0 || !dump) {
+      // One dump per thread: `<target>.1-01` is the main thread's, where the calls run.
+      const dumps = readdirSync(dir).filter((f) => f.startsWith(`${target}.1-`));
+      if (run.status !== 0 || !dumps.includes(`${target}.1-01`)) {
         throw new Error(`${target}: valgrind failed (${run.status}): ${run.stderr.slice(-400)}`);
       }
-      const perCall = totalInstructions(join(dir, dump)) / CALLS;
+      const counts = dumps.map((f) => summaryOf(join(dir, f)));
+      const perCall = (n: number) => Math.round(n / CALLS).toLocaleString('en-US');
+      const main = summaryOf(join(dir, `${target}.1-01`));
       console.log(
-        `${target.padEnd(22)} ${Math.round(perCall).toLocaleString('en-US')} instructions per call`,
+        `${target.padEnd(22)} ${perCall(counts.reduce((a, b) => a + b, 0))} instructions per call` +
+          ` (main thread ${perCall(main)})`,
       );
     }
   } finally {
@@ -127,70 +132,17 @@ function checked(targets: readonly string[]): readonly string[] {
   return targets;
 }
 
-/** Each target's calls from this process, counted in a redis-server run under callgrind. */
-async function redisSide(targets: readonly string[]): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'lone-instructions-redis-'));
-  try {
-    for (const target of targets) {
-      const out = join(dir, target);
-      const redis = await startRedis([
-        'valgrind',
-        '--tool=callgrind',
-        `--callgrind-out-file=${out}`,
-      ]);
-      const contenders = await createContenders(redis.url);
-      const admin = new Redis(redis.url);
-      let scriptCalls: number;
-      try {
-        const call = await targetCall(target, contenders);
-        for (let i = 0; i < REDIS_WARMUP_CALLS; i++) await call();
-        const before = await scriptCallsOf(admin);
-        execFileSync('callgrind_control', ['--zero', String(redis.pid)], { stdio: 'ignore' });
-        for (let i = 0; i < CALLS; i++) await call();
-        execFileSync('callgrind_control', ['--dump', String(redis.pid)], { stdio: 'ignore' });
-        scriptCalls = (await scriptCallsOf(admin)) - before;
-      } finally {
-        admin.disconnect();
-        await contenders.close();
-        await redis.stop();
-      }
-      // Background scripts (the heartbeat) may add a few; fewer means calls decided in memory.
-      if (scriptCalls < CALLS) {
-        throw new Error(`${target}: Redis ran ${scriptCalls} script calls of ${CALLS}`);
-      }
-      const dump = readdirSync(dir).find((f) => f.startsWith(`${target}.`));
-      if (!dump) throw new Error(`${target}: no callgrind dump`);
-      const perCall = totalInstructions(join(dir, dump)) / CALLS;
-      console.log(
-        `${`${target} (Redis)`.padEnd(30)} ${Math.round(perCall).toLocaleString('en-US')} instructions per call`,
-      );
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** Script calls Redis has run (FCALL, EVALSHA, EVAL), from INFO commandstats. */
-async function scriptCallsOf(admin: Redis): Promise<number> {
-  const info = await admin.info('commandstats');
-  let calls = 0;
-  for (const [, count] of info.matchAll(/^cmdstat_(?:fcall|evalsha|eval):calls=(\d+)/gm)) {
-    calls += Number(count);
-  }
-  return calls;
-}
-
-function totalInstructions(file: string): number {
-  const text = execFileSync('callgrind_annotate', ['--threshold=100', file], { encoding: 'utf8' });
-  const total = /^([\d,]+) .*PROGRAM TOTALS/m.exec(text);
-  if (!total) throw new Error(`no total in ${file}`);
-  return Number(total[1].replace(/,/g, ''));
+/** The instructions a callgrind dump counted (its `summary:` line). */
+function summaryOf(file: string): number {
+  const summary = /^summary: (\d+)$/m.exec(readFileSync(file, 'utf8'));
+  if (!summary) throw new Error(`no summary in ${file}`);
+  return Number(summary[1]);
 }
 
 const [mode, ...rest] = process.argv.slice(2);
 const targetsOr = (given: string[]): readonly string[] => (given.length ? given : TARGETS);
 runBenchmark(() => {
   if (mode === '--child') return child(rest[0]);
-  if (mode === '--redis') return redisSide(checked(targetsOr(rest)));
+  if (mode === '--redis') return redisSide(checked(targetsOr(rest)), CALLS, targetCall);
   return parent(checked(targetsOr(mode ? [mode, ...rest] : [])));
 });
