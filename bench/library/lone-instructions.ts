@@ -23,7 +23,7 @@
  */
 import 'reflect-metadata';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DecisionEngine } from '../../libs/rate-limit/src/engine/decision-engine';
@@ -38,7 +38,7 @@ import type { RedisStore } from '../../libs/rate-limit/src/store/redis/redis-sto
 import { PolicyRegistry } from '../../libs/rate-limit/src/registry/policy-registry';
 import { ALL_ALLOWED_LIMIT, CONTENDERS, createContenders, HOUR_MS } from './contenders';
 import { runBenchmark } from '../support/processes';
-import { redisSide } from './lone-instructions-redis';
+import { redisSide, summaryOf } from './lone-instructions-redis';
 import { startRedis } from '../support/redis-server';
 
 const LAYERS = ['fcall', 'store', 'engine'] as const;
@@ -130,13 +130,6 @@ function checked(targets: readonly string[]): readonly string[] {
   const unknown = targets.filter((t) => !TARGETS.includes(t));
   if (unknown.length) throw new Error(`targets: any of ${TARGETS.join(', ')}`);
   return targets;
-}
-
-/** The instructions a callgrind dump counted (its `summary:` line). */
-function summaryOf(file: string): number {
-  const summary = /^summary: (\d+)$/m.exec(readFileSync(file, 'utf8'));
-  if (!summary) throw new Error(`no summary in ${file}`);
-  return Number(summary[1]);
 }
 
 const [mode, ...rest] = process.argv.slice(2);
