@@ -63,8 +63,8 @@ describe.each(factories)('client overrides: $name store', (factory) => {
       expect(await admitted(other, p, 12)).toBe(5);
       const rejected = await client.hit(p, T0);
       // The quota's capacity is what the client was decided on, so it is the limit reported.
-      expect(rejected).toMatchObject({ allowed: false, reason: 1, remaining: 0, limit: 8 });
-      expect((await other.hit(p, T0)).limit).toBeUndefined();
+      expect(rejected).toMatchObject({ allowed: false, reason: 'limit', remaining: 0, limit: 8 });
+      expect((await other.hit(p, T0)).limit).toBe(5);
       expect(rejected.retryAfterMs).toBeGreaterThan(0);
     });
 
@@ -79,7 +79,9 @@ describe.each(factories)('client overrides: $name store', (factory) => {
       await put(p, { action: 'allow' });
       const out = [];
       for (let i = 0; i < 20; i++) out.push(await client.hit(p, T0));
-      expect(out.every((o) => o.allowed && o.reason === 0 && o.retryAfterMs === 0)).toBe(true);
+      expect(out.every((o) => o.allowed && o.reason === undefined && o.retryAfterMs === 0)).toBe(
+        true,
+      );
       expect((await client.peek(p, T0)).remaining).toBe(0);
       // Lifted: the client is where its counted requests left it (5 charged, not 20).
       await put(p, null);
@@ -91,11 +93,15 @@ describe.each(factories)('client overrides: $name store', (factory) => {
       await put(p, { action: 'deny', message: 'Your key is suspended' });
       const out = await client.hit(p, T0);
       expect(out).toEqual({
+        policy: p.name,
+        shadow: false,
+        limit: 5,
+        source: sut.store.source,
         allowed: false,
         remaining: 0,
         resetMs: 0,
         retryAfterMs: 0,
-        reason: 4,
+        reason: 'denied',
         message: 'Your key is suspended',
         clientOverride: 'deny',
       });
@@ -113,9 +119,9 @@ describe.each(factories)('client overrides: $name store', (factory) => {
     await put(b, { action: 'deny', message: 'no' });
     const reply = await client.run('consume', [a, b], T0);
     expect(reply.admitted).toBe(false);
-    expect(reply.outcomes.map((o) => [o.allowed, o.reason, o.message])).toEqual([
-      [true, 0, undefined],
-      [false, 4, 'no'],
+    expect(reply.decisions.map((o) => [o.allowed, o.reason, o.message])).toEqual([
+      [true, undefined, undefined],
+      [false, 'denied', 'no'],
     ]);
     expect((await client.peek(a, T0)).remaining).toBe(5);
   });
@@ -125,16 +131,18 @@ describe.each(factories)('client overrides: $name store', (factory) => {
     await put(shadow, { action: 'deny' });
     const reply = await client.run('consume', [shadow], T0);
     expect(reply.admitted).toBe(true);
-    expect(reply.outcomes[0]).toMatchObject({ allowed: false, reason: 4 });
+    expect(reply.decisions[0]).toMatchObject({ allowed: false, reason: 'denied' });
   });
 
   it('allow lets a client under a blockFor penalty through', async () => {
     const blocking = policy({ algo: 'fixed-window', limit: 1, blockFor: '1m' });
     await client.hit(blocking, T0);
-    expect(await client.hit(blocking, T0)).toMatchObject({ allowed: false, reason: 1 });
-    expect(await client.hit(blocking, T0)).toMatchObject({ allowed: false, reason: 2 });
+    expect(await client.hit(blocking, T0)).toMatchObject({ allowed: false, reason: 'limit' });
+    expect(await client.hit(blocking, T0)).toMatchObject({ allowed: false, reason: 'blocked' });
     await put(blocking, { action: 'allow' });
-    expect(await client.hit(blocking, T0)).toMatchObject({ allowed: true, reason: 0 });
+    const allowed = await client.hit(blocking, T0);
+    expect(allowed).toMatchObject({ allowed: true });
+    expect(allowed.reason).toBeUndefined();
   });
 
   it('a value written by hand that is no override is ignored', async () => {
@@ -161,7 +169,7 @@ describe.each(factories)('client overrides: $name store', (factory) => {
     await client.hit(p, T0);
     const reply = await client.run('consume', [p], T0);
     expect(reply.admitted).toBe(true);
-    expect(reply.outcomes[0]).toMatchObject({ allowed: false, reason: 1, limit: 1 });
+    expect(reply.decisions[0]).toMatchObject({ allowed: false, reason: 'limit', limit: 1 });
   });
 
   it('keeps a quota threshold at either of its bounds', async () => {
@@ -201,16 +209,19 @@ describe.each(factories)('client overrides: $name store', (factory) => {
     const p = policy({ algo: 'gcra', limit: 2 });
     await put(p, { action: 'allow' });
     const out = [];
-    for (let i = 0; i < 3; i++) out.push(await client.hit(p, T0));
-    expect(out.map((o) => [o.clientOverride, o.uncharged])).toEqual([
+    for (let i = 0; i < 3; i++) {
+      const reply = await client.run('consume', [p], T0, 1);
+      out.push([reply.decisions[0].clientOverride, reply.uncharged]);
+    }
+    expect(out).toEqual([
       ['allow', undefined],
       ['allow', undefined],
-      ['allow', true],
+      ['allow', [0]],
     ]);
     await put(p, { action: 'quota', limit: 4 });
     expect(await client.hit(p, T0)).toMatchObject({ clientOverride: 'quota', limit: 4 });
     await put(p, { action: 'deny' });
-    expect(await client.hit(p, T0)).toMatchObject({ clientOverride: 'deny', reason: 4 });
+    expect(await client.hit(p, T0)).toMatchObject({ clientOverride: 'deny', reason: 'denied' });
     expect((await other.hit(p, T0)).clientOverride).toBeUndefined();
   });
 
@@ -225,10 +236,10 @@ describe.each(factories)('client overrides: $name store', (factory) => {
       client.run('consume', [p, wide]),
       other.run('consume', [p, wide]),
     ]);
-    expect(mine.outcomes[0].clientOverride).toBe('allow');
+    expect(mine.decisions[0].clientOverride).toBe('allow');
     expect(next.admitted).toBe(false);
-    expect(next.outcomes[0]).toMatchObject({ allowed: false, reason: 1 });
-    expect(next.outcomes[0]).not.toHaveProperty('clientOverride');
+    expect(next.decisions[0]).toMatchObject({ allowed: false, reason: 'limit' });
+    expect(next.decisions[0]).not.toHaveProperty('clientOverride');
   });
 
   it('a batch mixing entries with and without override keys reads only their own', async () => {
@@ -244,9 +255,9 @@ describe.each(factories)('client overrides: $name store', (factory) => {
       sut.store.decide('consume', [client.entry(p), client.entry(wide)]),
       sut.store.decide('consume', others),
     ]);
-    expect(mine.outcomes[0].clientOverride).toBe('allow');
+    expect(mine.decisions[0].clientOverride).toBe('allow');
     expect(next.admitted).toBe(false);
-    expect(next.outcomes[0]).not.toHaveProperty('clientOverride');
+    expect(next.decisions[0]).not.toHaveProperty('clientOverride');
   });
 
   it('each kind of override in one batch leaves the groups after it their own replies', async () => {
@@ -273,16 +284,16 @@ describe.each(factories)('client overrides: $name store', (factory) => {
       c5.run('consume', [wide]),
     ]);
     expect(denied.admitted).toBe(false);
-    expect(denied.outcomes[0]).toMatchObject({ reason: 4, clientOverride: 'deny' });
+    expect(denied.decisions[0]).toMatchObject({ reason: 'denied', clientOverride: 'deny' });
     expect(quota.admitted).toBe(true);
-    expect(quota.outcomes[0]).toMatchObject({ remaining: 2, limit: 3, clientOverride: 'quota' });
+    expect(quota.decisions[0]).toMatchObject({ remaining: 2, limit: 3, clientOverride: 'quota' });
     expect(allowed.admitted).toBe(true);
-    expect(allowed.outcomes[0].clientOverride).toBe('allow');
+    expect(allowed.decisions[0].clientOverride).toBe('allow');
     expect(both.admitted).toBe(false);
-    expect(both.outcomes.map((o) => o.clientOverride)).toEqual(['quota', 'deny']);
+    expect(both.decisions.map((o) => o.clientOverride)).toEqual(['quota', 'deny']);
     expect(plain.admitted).toBe(true);
-    expect(plain.outcomes[0]).toMatchObject({ remaining: 98 });
-    expect(plain.outcomes[0]).not.toHaveProperty('clientOverride');
+    expect(plain.decisions[0]).toMatchObject({ remaining: 98 });
+    expect(plain.decisions[0]).not.toHaveProperty('clientOverride');
   });
 
   it("a quota on one of many stacked policies leaves the others' thresholds alone", async () => {
@@ -293,14 +304,14 @@ describe.each(factories)('client overrides: $name store', (factory) => {
     await put(stack[6], { action: 'quota', limit: 3 });
     const reply = await client.run('consume', stack, T0);
     expect(reply.admitted).toBe(true);
-    expect(reply.outcomes.map((o) => o.remaining)).toEqual([10, 11, 12, 13, 14, 15, 2]);
+    expect(reply.decisions.map((o) => o.remaining)).toEqual([10, 11, 12, 13, 14, 15, 2]);
   });
 
   it('an override with an expiry vanishes by itself at that time', async () => {
     const p = policy({ algo: 'sliding-window-counter', limit: 5, window: '1h' });
     const expiresAt = Date.now() + 400;
     await put(p, { action: 'deny', expiresAt });
-    expect((await client.hit(p)).reason).toBe(4);
+    expect((await client.hit(p)).reason).toBe('denied');
     // Waits on the clock itself: the expiry is the event under test.
     await new Promise((resolve) => setTimeout(resolve, expiresAt - Date.now() + 5));
     expect((await client.hit(p)).allowed).toBe(true);

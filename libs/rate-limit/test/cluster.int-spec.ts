@@ -203,7 +203,7 @@ describe('rate limiting on a Redis Cluster (3 masters, 3 replicas)', () => {
     }
     const fourth = await A.store.decide('consume', entries);
     expect(fourth.admitted).toBe(false);
-    expect(fourth.outcomes.map((o) => o.allowed)).toEqual([false, true, true]);
+    expect(fourth.decisions.map((o) => o.allowed)).toEqual([false, true, true]);
     // Nothing was charged by the rejected request: the others still stand at 3 used.
     expect((await client.peek(five)).remaining).toBe(2);
     expect((await client.peek(log)).remaining).toBe(7);

@@ -1,3 +1,4 @@
+import type { RateLimitDecision } from '../src/decision/rate-limit-decision.interface';
 import { RATE_LIMIT_ALGORITHMS, type RateLimitAlgorithm } from '../src/policy/rate-limit-algorithm';
 import {
   Client,
@@ -41,9 +42,11 @@ describe.each(factories)('conformance: $name store', (factory) => {
       const out = await hits(p, T0, 7);
       expect(out.map((o) => o.allowed)).toEqual([true, true, true, true, true, false, false]);
       expect(out.slice(0, 5).map((o) => o.remaining)).toEqual([4, 3, 2, 1, 0]);
-      expect(out[5]).toMatchObject({ remaining: 0, reason: 1 });
+      expect(out[5]).toMatchObject({ remaining: 0, reason: 'limit' });
       expect(out[5].retryAfterMs).toBeGreaterThan(0);
-      expect(out.slice(0, 5).every((o) => o.retryAfterMs === 0 && o.reason === 0)).toBe(true);
+      expect(out.slice(0, 5).every((o) => o.retryAfterMs === 0 && o.reason === undefined)).toBe(
+        true,
+      );
     });
 
     it('does not charge rejected requests: after the retry time exactly one more passes', async () => {
@@ -60,7 +63,12 @@ describe.each(factories)('conformance: $name store', (factory) => {
       // Nothing stored, so nothing to wait for; a fixed window resets when it ends (T0 is 1 s
       // into a 10 s window), whatever it holds.
       const resetMs = algo === 'fixed-window' ? 9_000 : 0;
-      expect(out).toMatchObject({ allowed: false, reason: 3, retryAfterMs: 0, resetMs });
+      expect(out).toMatchObject({
+        allowed: false,
+        reason: 'cost-exceeds-capacity',
+        retryAfterMs: 0,
+        resetMs,
+      });
       expect((await hits(p, T0, 5)).every((o) => o.allowed)).toBe(true);
     });
 
@@ -76,7 +84,7 @@ describe.each(factories)('conformance: $name store', (factory) => {
       const at = T0 + 2_000; // not on a fixed window's boundary (T0 is)
       expect(await client.hit(one, at)).toMatchObject({ allowed: true, remaining: 0 });
       const second = await client.hit(one, at + 1_000);
-      expect(second).toMatchObject({ allowed: false, remaining: 0, reason: 1 });
+      expect(second).toMatchObject({ allowed: false, remaining: 0, reason: 'limit' });
       expect(second.retryAfterMs).toBeGreaterThan(0);
       // The counter weighs the previous window's count through the next one: limit 1 waits
       // for the window after (19 s), the others for the first request's window or its refill.
@@ -125,10 +133,10 @@ describe.each(factories)('conformance: $name store', (factory) => {
       const blocking = policy({ algo, limit: 2, window: 1_000, blockFor: 30_000 });
       await hits(blocking, T0, 2);
       const tripped = await client.hit(blocking, T0);
-      expect(tripped).toMatchObject({ allowed: false, reason: 1, retryAfterMs: 30_000 });
+      expect(tripped).toMatchObject({ allowed: false, reason: 'limit', retryAfterMs: 30_000 });
       expect(await client.hit(blocking, T0 + 5_000)).toMatchObject({
         allowed: false,
-        reason: 2,
+        reason: 'blocked',
         retryAfterMs: 25_000,
       });
       expect((await client.hit(blocking, T0 + 30_000)).allowed).toBe(true);
@@ -139,7 +147,7 @@ describe.each(factories)('conformance: $name store', (factory) => {
       await hits(shadow, T0, 2);
       const reply = await client.run('consume', [shadow], T0);
       expect(reply.admitted).toBe(true);
-      expect(reply.outcomes[0]).toMatchObject({ allowed: false, reason: 1 });
+      expect(reply.decisions[0]).toMatchObject({ allowed: false, reason: 'limit' });
       expect((await client.peek(shadow, T0)).remaining).toBe(0);
     });
 
@@ -149,7 +157,7 @@ describe.each(factories)('conformance: $name store', (factory) => {
       expect((await client.run('consume', [wide, narrow], T0)).admitted).toBe(true);
       const second = await client.run('consume', [wide, narrow], T0);
       expect(second.admitted).toBe(false);
-      expect(second.outcomes.map((o) => o.allowed)).toEqual([true, false]);
+      expect(second.decisions.map((o) => o.allowed)).toEqual([true, false]);
       expect((await client.peek(wide, T0)).remaining).toBe(4);
     });
 
@@ -189,15 +197,15 @@ describe.each(factories)('conformance: $name store', (factory) => {
       const run = (nowMs: number) => client.run('consume', [blocking, next], nowMs);
       for (let i = 0; i < 2; i++) expect((await run(T0)).admitted).toBe(true);
       const tripped = await run(T0);
-      expect(tripped.outcomes[0]).toMatchObject({
+      expect(tripped.decisions[0]).toMatchObject({
         allowed: false,
-        reason: 1,
+        reason: 'limit',
         retryAfterMs: 30_000,
       });
       const later = await run(T0 + 5_000);
-      expect(later.outcomes[0]).toMatchObject({
+      expect(later.decisions[0]).toMatchObject({
         allowed: false,
-        reason: 2,
+        reason: 'blocked',
         remaining: 0,
         resetMs: 25_000,
         retryAfterMs: 25_000,
@@ -214,9 +222,9 @@ describe.each(factories)('conformance: $name store', (factory) => {
       );
       const first = await client.run('consume', stack, T0);
       expect(first.admitted).toBe(true);
-      expect(first.outcomes.map((o) => o.remaining)).toEqual(stack.map((p) => p.limit - 1));
+      expect(first.decisions.map((o) => o.remaining)).toEqual(stack.map((p) => p.limit - 1));
       const second = await client.run('consume', stack, T0);
-      expect(second.outcomes.map((o) => o.remaining)).toEqual(stack.map((p) => p.limit - 2));
+      expect(second.decisions.map((o) => o.remaining)).toEqual(stack.map((p) => p.limit - 2));
       const entries = stack.map((p) => client.entry(p));
       await sut.store.decide('refund', entries, T0 * 1_000, T0 * 1_000);
       expect((await client.peek(stack[17], T0)).remaining).toBe(stack[17].limit - 1);
@@ -227,7 +235,11 @@ describe.each(factories)('conformance: $name store', (factory) => {
       const large = policy({ algo: 'fixed-window', limit: 50, window: 10_000 }, 'cap-large');
       const reply = await client.run('consume', [small, large], T0, 6);
       expect(reply.admitted).toBe(false);
-      expect(reply.outcomes[0]).toMatchObject({ allowed: false, reason: 3, retryAfterMs: 0 });
+      expect(reply.decisions[0]).toMatchObject({
+        allowed: false,
+        reason: 'cost-exceeds-capacity',
+        retryAfterMs: 0,
+      });
     });
 
     it("stacked buckets: each policy decides on its own burst, whatever its neighbour's", async () => {
@@ -236,7 +248,7 @@ describe.each(factories)('conformance: $name store', (factory) => {
       const first = policy({ algo: 'token-bucket', limit: 5, window: 10_000, burst: 10 }, 'tb-1');
       const second = policy({ algo: 'gcra', limit: 10, window: 10_000, burst: 20 }, 'tb-2');
       const reply = await client.run('consume', [first, second], T0);
-      expect(reply.outcomes.map((o) => o.remaining)).toEqual([9, 19]);
+      expect(reply.decisions.map((o) => o.remaining)).toEqual([9, 19]);
     });
 
     it('fixed-window: windows align to the epoch; the boundary admits 2x (documented)', async () => {
@@ -398,7 +410,7 @@ describe.each(factories)('conformance: $name store', (factory) => {
     it('gcra: a TAT past 2^53 us (a year per unit, a burst of 1e6) still limits', async () => {
       const p = policy({ algo: 'gcra', limit: 1, window: '366d', burst: 1_000_000 });
       expect((await client.hit(p, T0, 1_000_000)).allowed).toBe(true);
-      expect(await client.hit(p, T0)).toMatchObject({ allowed: false, reason: 1 });
+      expect(await client.hit(p, T0)).toMatchObject({ allowed: false, reason: 'limit' });
     });
 
     it('a refusal whose wait is under a microsecond still says retry after 1 ms', async () => {
@@ -406,7 +418,7 @@ describe.each(factories)('conformance: $name store', (factory) => {
       await client.hit(p, T0);
       // 333.333 ms later the bucket holds 0.999999 of a token: 0.33 us short of one.
       const out = await client.hit(p, T0 + 333.333);
-      expect(out).toMatchObject({ allowed: false, reason: 1 });
+      expect(out).toMatchObject({ allowed: false, reason: 'limit' });
       expect(out.retryAfterMs).toBe(1);
       expect(out.resetMs).toBeGreaterThanOrEqual(1);
     });
@@ -572,7 +584,7 @@ describe.each(factories)('conformance: $name store', (factory) => {
       expect(await sut.pttl(key)).toBeLessThanOrEqual(neededMs(algo, 10_000) + 1_000); // peek: no write
       expect(await client.hit(long, T0 + 1_000)).toMatchObject({
         allowed: false,
-        reason: 1,
+        reason: 'limit',
         remaining: 0,
       });
       // Even a rejection moves the count and its expiry to the hour: the 10 s window it was
@@ -596,7 +608,7 @@ describe.each(factories)('conformance: $name store', (factory) => {
         await client.hit(narrow, T0);
         const reply = await client.run('consume', [short, narrow], T0 + 1_000);
         expect(reply.admitted).toBe(false);
-        expect(reply.outcomes[0]).toMatchObject({ allowed: true, remaining: 2 });
+        expect(reply.decisions[0]).toMatchObject({ allowed: true, remaining: 2 });
         expect(await sut.pttl(key)).toBeLessThanOrEqual(neededMs(algo, 10_000));
         expect((await client.peek(short, T0 + 1_000)).remaining).toBe(3);
       },
@@ -609,7 +621,7 @@ describe.each(factories)('conformance: $name store', (factory) => {
       await hits(long, T0, 5);
       expect(await client.hit(short, T0 + 1_000)).toMatchObject({
         allowed: false,
-        reason: 1,
+        reason: 'limit',
         retryAfterMs: 8_000,
       });
       expect(await sut.pttl(key)).toBeLessThanOrEqual(8_000);
@@ -622,7 +634,10 @@ describe.each(factories)('conformance: $name store', (factory) => {
       const short = policy({ algo: 'sliding-window-counter', limit: 5, window: 10_000 });
       const key = client.entry(long).key;
       await hits(long, T0, 5);
-      expect(await client.hit(short, T0 + 1_000)).toMatchObject({ allowed: false, reason: 1 });
+      expect(await client.hit(short, T0 + 1_000)).toMatchObject({
+        allowed: false,
+        reason: 'limit',
+      });
       expect(await sut.pttl(key)).toBeLessThanOrEqual(18_000);
       // As after any window: the count weighs as the previous window's, 0.8 of it 2 s in.
       expect((await client.hit(short, DAY + 10_000)).allowed).toBe(false);
@@ -675,6 +690,14 @@ describe.each(factories)('conformance: $name store', (factory) => {
   });
 });
 
+/** A decision without what says which store made it: the rest must be the same from both. */
+function bare({
+  source: _source,
+  ...decision
+}: RateLimitDecision): Omit<RateLimitDecision, 'source'> {
+  return decision;
+}
+
 describe('conformance: both stores give identical replies to the same random traffic', () => {
   const redis = redisFactory();
   const memory = memoryFactory();
@@ -699,8 +722,10 @@ describe('conformance: both stores give identical replies to the same random tra
       now += Math.floor(next() * 700);
       const cost = 1 + Math.floor(next() * 3);
       const op = next() < 0.1 ? 'peek' : 'consume';
-      redisOut.push((await onRedis.run(op, [p], now, op === 'peek' ? 0 : cost)).outcomes[0]);
-      memoryOut.push((await inMemory.run(op, [p], now, op === 'peek' ? 0 : cost)).outcomes[0]);
+      redisOut.push(bare((await onRedis.run(op, [p], now, op === 'peek' ? 0 : cost)).decisions[0]));
+      memoryOut.push(
+        bare((await inMemory.run(op, [p], now, op === 'peek' ? 0 : cost)).decisions[0]),
+      );
     }
     expect(memoryOut).toEqual(redisOut);
     expect(redisOut.filter((o) => o.allowed).length).toBeGreaterThan(50);
@@ -736,9 +761,13 @@ describe('conformance: both stores give identical replies to the same random tra
           continue;
         }
         const op = roll < 0.2 ? 'peek' : 'consume';
-        const fromRedis = (await onRedis.run(op, [p], now, op === 'peek' ? 0 : cost)).outcomes[0];
+        const fromRedis = bare(
+          (await onRedis.run(op, [p], now, op === 'peek' ? 0 : cost)).decisions[0],
+        );
         redisOut.push(fromRedis);
-        memoryOut.push((await inMemory.run(op, [p], now, op === 'peek' ? 0 : cost)).outcomes[0]);
+        memoryOut.push(
+          bare((await inMemory.run(op, [p], now, op === 'peek' ? 0 : cost)).decisions[0]),
+        );
         if (op === 'consume' && fromRedis.allowed) chargedAt = now;
       }
       expect(memoryOut).toEqual(redisOut);

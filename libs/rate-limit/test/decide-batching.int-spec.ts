@@ -92,7 +92,7 @@ describe('RedisStore batching of concurrent consume calls', () => {
     ]);
     expect(await scriptCalls()).toBe(1);
     expect(again.admitted).toBe(false);
-    expect(again.outcomes.map((o) => o.allowed)).toEqual([true, false]);
+    expect(again.decisions.map((o) => o.allowed)).toEqual([true, false]);
     expect(other.admitted).toBe(true);
     // The wide policy admitted the rejected call but was not charged for it.
     expect((await blocked.peek(wide)).remaining).toBe(9);
@@ -113,12 +113,12 @@ describe('RedisStore batching of concurrent consume calls', () => {
       c.hit(penal),
     ]);
     expect(await scriptCalls()).toBe(1);
-    expect(overPenal).toMatchObject({ allowed: false, reason: 1 });
+    expect(overPenal).toMatchObject({ allowed: false, reason: 'limit' });
     // The penalty (blockFor 1 min) sets the wait, longer than nothing.
     expect(overPenal.retryAfterMs).toBeGreaterThanOrEqual(60_000);
     expect(firstPlain).toMatchObject({ allowed: true, remaining: 0 });
     expect(secondPenal).toMatchObject({ allowed: true, remaining: 0 });
-    expect(await a.hit(penal)).toMatchObject({ allowed: false, reason: 2 });
+    expect(await a.hit(penal)).toMatchObject({ allowed: false, reason: 'blocked' });
     // Each charge is under its own client's key: after a's block key, the next group's keys
     // start at the next one, not one further.
     expect((await b.peek(plain)).remaining).toBe(0);
@@ -132,7 +132,7 @@ describe('RedisStore batching of concurrent consume calls', () => {
     const wide = policy({ algo: 'fixed-window', limit: 100, window: '1h' }, 'wide2');
     const [a, b] = clients(store, 2);
     await a.run('consume', [penal, wide]);
-    expect((await a.run('consume', [penal, wide])).outcomes[0]).toMatchObject({ reason: 1 });
+    expect((await a.run('consume', [penal, wide])).decisions[0]).toMatchObject({ reason: 'limit' });
     // Groups of two entries, decided in the slots the groups of one call share.
     await admin.config('RESETSTAT');
     const [blocked, free] = await Promise.all([
@@ -140,9 +140,9 @@ describe('RedisStore batching of concurrent consume calls', () => {
       b.run('consume', [plain, wide]),
     ]);
     expect(await scriptCalls()).toBe(1);
-    expect(blocked.outcomes[0]).toMatchObject({ allowed: false, reason: 2 });
+    expect(blocked.decisions[0]).toMatchObject({ allowed: false, reason: 'blocked' });
     expect(free.admitted).toBe(true);
-    expect(free.outcomes[0]).toMatchObject({ allowed: true, remaining: 4 });
+    expect(free.decisions[0]).toMatchObject({ allowed: true, remaining: 4 });
   });
 
   it('fails only the call whose key Redis cannot read; its neighbours in the batch are decided', async () => {
@@ -189,7 +189,7 @@ describe('RedisStore batching of concurrent consume calls', () => {
     expect(failed).toBeInstanceOf(RateLimitStoreError);
     expect((failed as Error).message).toContain('WRONGTYPE');
     expect(decided.admitted).toBe(true);
-    expect(decided.outcomes.map((o) => o.remaining)).toEqual([3, 98]);
+    expect(decided.decisions.map((o) => o.remaining)).toEqual([3, 98]);
     expect(await admin.exists(poisoned.entry(wide).key)).toBe(0); // nothing of it charged
   });
 

@@ -9,7 +9,8 @@ import { KeyBuilder } from '../src/keys/key-builder';
 import { RATE_LIMIT_ALGORITHMS } from '../src/policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../src/policy/rate-limit-policy.interface';
 import { RedisStore } from '../src/store/redis/redis-store';
-import type { StoreEntry, StoreOutcome } from '../src/store/rate-limit-store.interface';
+import type { StoreEntry } from '../src/store/rate-limit-store.interface';
+import type { RateLimitDecision } from '../src/decision/rate-limit-decision.interface';
 import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
 import { policy } from './support/store-harness';
 
@@ -40,17 +41,21 @@ function entry(p: RateLimitPolicy, identity: string, cost: number, withOverrideK
 }
 
 /** What must agree whatever the few microseconds between two calls: all but the times. */
-const standing = ({ allowed, remaining, reason }: StoreOutcome) => ({ allowed, remaining, reason });
+const standing = ({ allowed, remaining, reason }: RateLimitDecision) => ({
+  allowed,
+  remaining,
+  reason,
+});
 
 async function sequence(p: RateLimitPolicy, identity: string, general: boolean) {
   const out: ReturnType<typeof standing>[] = [];
   const consume = (cost: number) =>
-    store.decide('consume', [entry(p, identity, cost, general)]).then((r) => r.outcomes[0]);
+    store.decide('consume', [entry(p, identity, cost, general)]).then((r) => r.decisions[0]);
   for (let i = 0; i < p.limit + 2; i++) out.push(standing(await consume(1)));
   // Above the capacity: never admissible.
   out.push(standing(await consume(p.burst + p.limit + 1)));
   const peek = await store.decide('peek', [entry(p, identity, 0, general)]);
-  out.push(standing(peek.outcomes[0]));
+  out.push(standing(peek.decisions[0]));
   return out;
 }
 
@@ -71,7 +76,7 @@ describe.each(RATE_LIMIT_ALGORITHMS)('%s', (algo) => {
       false, // cost above capacity
       true, // peek
     ]);
-    expect(lone[6]).toMatchObject({ reason: 3 });
+    expect(lone[6]).toMatchObject({ reason: 'cost-exceeds-capacity' });
   });
 
   it('lets a shadow policy through and reports its refusal', async () => {
@@ -80,7 +85,7 @@ describe.each(RATE_LIMIT_ALGORITHMS)('%s', (algo) => {
     expect((await store.decide('consume', [e])).admitted).toBe(true);
     const second = await store.decide('consume', [e]);
     expect(second.admitted).toBe(true);
-    expect(second.outcomes[0]).toMatchObject({ allowed: false, reason: 1 });
+    expect(second.decisions[0]).toMatchObject({ allowed: false, reason: 'limit' });
   });
 });
 

@@ -190,7 +190,10 @@ describe('RedisStore against a real Redis', () => {
         expect(ttl).toBeLessThanOrEqual(4_500);
         // A value whose counts no longer weigh, moved by a rejected request: no key left.
         await admin.set(key, `${Math.floor(T0 / 10_000) - 5}:10000:2:0`, 'PX', 60_000);
-        expect(await c.hit(fiveSeconds, T0, 2)).toMatchObject({ allowed: false, reason: 3 });
+        expect(await c.hit(fiveSeconds, T0, 2)).toMatchObject({
+          allowed: false,
+          reason: 'cost-exceeds-capacity',
+        });
         expect(await admin.exists(key)).toBe(0);
       }),
   );
@@ -356,7 +359,7 @@ describe('RedisStore against a real Redis', () => {
           replies: [
             expect.objectContaining({
               admitted: true,
-              outcomes: [expect.objectContaining({ remaining: 8 })],
+              decisions: [expect.objectContaining({ remaining: 8 })],
             }),
           ],
         },

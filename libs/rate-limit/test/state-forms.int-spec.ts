@@ -72,7 +72,7 @@ describe('fixed-window', () => {
     const a = policy({ algo: 'fixed-window', limit: 5, window: '1h' }, 'fw-stack-a');
     const b = policy({ algo: 'fixed-window', limit: 9, window: '1h' }, 'fw-stack-b');
     const reply = await c.run('consume', [a, b]);
-    expect(reply.outcomes.map((o) => o.remaining)).toEqual([4, 8]);
+    expect(reply.decisions.map((o) => o.remaining)).toEqual([4, 8]);
     for (const p of [a, b]) {
       const key = c.entry(p).key;
       expect(await admin.get(key)).toBe('1');
@@ -98,7 +98,7 @@ describe('fixed-window', () => {
     const otherEndMs = Math.floor((await redisNowUs()) / 1000) + 120_000 + 7;
     await admin.set(key, '3', 'PXAT', otherEndMs);
     const reply = await c.run('consume', [p, wide]);
-    expect(reply.outcomes.map((o) => o.remaining)).toEqual([1, 49]);
+    expect(reply.decisions.map((o) => o.remaining)).toEqual([1, 49]);
     expect(await admin.get(key)).toBe('4');
     expect((await admin.pexpiretime(key)) % HOUR).toBe(0);
   });
@@ -149,7 +149,7 @@ describe('gcra', () => {
     expect(tat).toBeLessThanOrEqual(after + 2_000_000);
     // It goes on counting from there: the burst of 5, then a refusal.
     for (let i = 3; i >= 0; i--) expect(await c.hit(p)).toMatchObject({ remaining: i });
-    expect(await c.hit(p)).toMatchObject({ allowed: false, reason: 1 });
+    expect(await c.hit(p)).toMatchObject({ allowed: false, reason: 'limit' });
   });
 
   it('keeps a fraction of a microsecond after ":", and reads the absolute form too', async () => {
@@ -174,9 +174,9 @@ describe('gcra', () => {
     const atMs = Math.floor((await redisNowUs()) / 1000) + 10_000;
     await admin.set(c.entry(whole).key, '500', 'PXAT', atMs);
     await admin.set(c.entry(half).key, '500:2147483648', 'PXAT', atMs); // 499.5 us before it
-    const { outcomes } = await c.run('peek', [whole, half]);
-    expect(outcomes[0].remaining).toBeLessThan(1_000_000_000 - 9_000_000);
-    expect(outcomes[1].remaining).toBe(outcomes[0].remaining - 1);
+    const { decisions } = await c.run('peek', [whole, half]);
+    expect(decisions[0].remaining).toBeLessThan(1_000_000_000 - 9_000_000);
+    expect(decisions[1].remaining).toBe(decisions[0].remaining - 1);
   });
 
   it('reads an offset of 1000 with a fraction (a TAT just past a whole ms) as the expiry form', async () => {
@@ -189,6 +189,6 @@ describe('gcra', () => {
     // The TAT is about one interval ahead: two more requests of the burst of 3, then a refusal.
     expect(await c.hit(thirds)).toMatchObject({ allowed: true, remaining: 1 });
     expect(await c.hit(thirds)).toMatchObject({ allowed: true, remaining: 0 });
-    expect(await c.hit(thirds)).toMatchObject({ allowed: false, reason: 1 });
+    expect(await c.hit(thirds)).toMatchObject({ allowed: false, reason: 'limit' });
   });
 });

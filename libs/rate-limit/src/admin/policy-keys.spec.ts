@@ -2,8 +2,8 @@ import { resolveModuleOptions } from '../config/resolve-module-options';
 import { RateLimitStoreError } from '../errors/rate-limit-store.error';
 import { normalizePolicy } from '../policy/normalize-policy';
 import type { IdentityResets } from '../runtime/identity-resets.service';
+import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
 import type { RateLimitStore, StoreReply } from '../store/rate-limit-store.interface';
-import { REASON } from '../store/reason-code';
 import { PolicyKeys } from './policy-keys';
 import { toHttpError } from './errors-to-http.interceptor';
 
@@ -27,9 +27,20 @@ function keysWith(inspect: () => Promise<(StoreReply | Error)[]>): PolicyKeys {
   return new PolicyKeys(store, config, {} as IdentityResets);
 }
 
+const decision = (remaining: number): RateLimitDecision => ({
+  policy: 'p',
+  allowed: true,
+  shadow: false,
+  limit: 5,
+  remaining,
+  resetMs: 0,
+  retryAfterMs: 0,
+  source: 'redis',
+});
+
 const usage = (remaining: number): StoreReply => ({
   admitted: true,
-  outcomes: [{ allowed: true, remaining, resetMs: 0, retryAfterMs: 0, reason: REASON.admitted }],
+  decisions: [decision(remaining)],
   decidedAtUs: 0,
 });
 
@@ -45,17 +56,7 @@ describe('PolicyKeys (the admin keys listing)', () => {
   it("counts a quota client's use against its quota's capacity, not the policy's", async () => {
     const quota = (remaining: number, limit: number): StoreReply => ({
       admitted: true,
-      outcomes: [
-        {
-          allowed: true,
-          remaining,
-          resetMs: 0,
-          retryAfterMs: 0,
-          reason: REASON.admitted,
-          limit,
-          clientOverride: 'quota',
-        },
-      ],
+      decisions: [{ ...decision(remaining), limit, clientOverride: 'quota' }],
       decidedAtUs: 0,
     });
     const page = await keysWith(async () => [quota(490, 500), quota(1, 3)]).page(

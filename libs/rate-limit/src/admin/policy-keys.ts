@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { RateLimitConfig } from '../config/resolve-module-options';
 import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
 import { storeEntry } from '../engine/request-groups';
-import { toDecision } from '../engine/to-decision';
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import { RATE_LIMIT_CONFIG, RATE_LIMIT_STORE } from '../rate-limit.constants';
 import { IdentityResets } from '../runtime/identity-resets.service';
@@ -59,8 +58,6 @@ export class PolicyKeys {
   ): Promise<(RateLimitDecision | undefined)[]> {
     const groups = tags.map((tag) => [storeEntry(this.config.keys, policy, tag, 0)]);
     const replies = await this.store.inspect(groups);
-    return replies.map((reply) =>
-      reply instanceof Error ? undefined : toDecision(policy, reply.outcomes[0], this.store.source),
-    );
+    return replies.map((reply) => (reply instanceof Error ? undefined : reply.decisions[0]));
   }
 }

@@ -34,7 +34,7 @@ describe('DecisionEngine on the memory store', () => {
 
   const remaining = (policy: typeof wide, identity: string) => {
     const entry = storeEntry(config.keys, policy, config.keys.identityTag(identity), 0);
-    return store.decideSync('peek', [entry], Date.now() * 1000).outcomes[0].remaining;
+    return store.decideSync('peek', [entry], Date.now() * 1000).decisions[0].remaining;
   };
 
   it('decides several identities all-or-nothing at once: nobody else ever sees a charge that a refund takes back', async () => {

@@ -5,6 +5,7 @@ import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import type { InstanceStanding } from './instance-standing';
 import { MemoryStore } from '../store/memory/memory-store';
 import type { StoreEntry, StoreReply } from '../store/rate-limit-store.interface';
+import { encodeClientOverride } from '../store/client-override-value';
 import { FallbackStore } from './fallback-store';
 import { shareOf, splitOf } from './outage-share';
 import { RedisRemaining } from './redis-remaining';
@@ -46,7 +47,18 @@ async function admits(store: FallbackStore, e: StoreEntry, max = 1_000): Promise
 const redisSaid = (remaining: number, resetMs = 60_000): StoreReply => ({
   decidedAtUs: 0,
   admitted: remaining > 0,
-  outcomes: [{ allowed: remaining > 0, remaining, resetMs, retryAfterMs: 0, reason: 0 }],
+  decisions: [
+    {
+      policy: 'p',
+      allowed: remaining > 0,
+      shadow: false,
+      limit: 10,
+      remaining,
+      resetMs,
+      retryAfterMs: 0,
+      source: 'redis',
+    },
+  ],
 });
 
 describe('outage shares', () => {
@@ -111,15 +123,41 @@ describe('FallbackStore (memory fallback while Redis is away)', () => {
     },
   );
 
+  it.each(RATE_LIMIT_ALGORITHMS)(
+    "%s: reports the policy's configured capacity as the limit, not the share",
+    async (algo) => {
+      const p = policy(algo);
+      const [store, exhausted] = fleet(2);
+      expect((await store.decide('consume', [entry(p)])).decisions[0]).toMatchObject({
+        allowed: true,
+        limit: 50,
+        remaining: 24,
+      });
+      expect(store.decide('peek', [entry(p)]).decisions[0].limit).toBe(50);
+      exhausted.note([entry(p)], redisSaid(0));
+      expect(exhausted.decide('consume', [entry(p)]).decisions[0]).toMatchObject({
+        allowed: false,
+        limit: 50,
+      });
+      // A quota client is decided on its quota, which is the limit it is told.
+      const quota = encodeClientOverride({ action: 'quota', limit: 8, burst: 8 });
+      await store.memory.putClientOverride(entry(p, 'q').overrideKey!, quota);
+      expect(store.decide('consume', [entry(p, 'q')]).decisions[0]).toMatchObject({
+        limit: 8,
+        clientOverride: 'quota',
+      });
+    },
+  );
+
   it('refuses a client Redis said was at its limit until that reset time, charging nothing', async () => {
     const p = policy('fixed-window');
     const [store] = fleet(2);
     store.note([entry(p)], redisSaid(0, 5_000));
     const reply = await store.decide('consume', [entry(p)]);
     expect(reply.admitted).toBe(false);
-    expect(reply.outcomes[0]).toMatchObject({ allowed: false, remaining: 0, reason: 1 });
-    expect(reply.outcomes[0].retryAfterMs).toBeGreaterThan(4_900);
-    expect(reply.outcomes[0].retryAfterMs).toBeLessThanOrEqual(5_000);
+    expect(reply.decisions[0]).toMatchObject({ allowed: false, remaining: 0, reason: 'limit' });
+    expect(reply.decisions[0].retryAfterMs).toBeGreaterThan(4_900);
+    expect(reply.decisions[0].retryAfterMs).toBeLessThanOrEqual(5_000);
     // Nothing charged: the memory still holds a whole share once the note is gone.
     await store.delete([entry(p).key]);
     expect(await admits(store, entry(p))).toBe(25);
@@ -130,7 +168,7 @@ describe('FallbackStore (memory fallback while Redis is away)', () => {
     const [store] = fleet(1);
     store.note([entry(p)], redisSaid(3));
     const reply = await store.decide('consume', [entry(p)]);
-    expect(reply.outcomes[0]).toMatchObject({ allowed: true, remaining: 2 });
+    expect(reply.decisions[0]).toMatchObject({ allowed: true, remaining: 2 });
   });
 
   it('ignores notes about shadow policies and forgets notes on delete (a reset)', async () => {
@@ -140,7 +178,7 @@ describe('FallbackStore (memory fallback while Redis is away)', () => {
     store.note([entry(shadow), entry(enforced)], {
       admitted: false,
       decidedAtUs: 0,
-      outcomes: [redisSaid(0).outcomes[0], redisSaid(0).outcomes[0]],
+      decisions: [redisSaid(0).decisions[0], redisSaid(0).decisions[0]],
     });
     expect((await store.decide('consume', [entry(shadow)])).admitted).toBe(true);
     expect((await store.decide('consume', [entry(enforced)])).admitted).toBe(false);

@@ -1,15 +1,13 @@
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
 import type { InstanceStanding, StandingSource } from './instance-standing';
 import { clockUs, type MemoryStore } from '../store/memory/memory-store';
-import type {
-  StoreEntry,
-  StoreOp,
-  StoreOutcome,
-  StoreReply,
-} from '../store/rate-limit-store.interface';
+import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
+import { capacityOf } from '../policy/rate-limit-algorithm';
+import type { StoreEntry, StoreOp, StoreReply } from '../store/rate-limit-store.interface';
+import { REASON } from '../store/reason-code';
+import { storeDecision } from '../store/store-decision';
 import { sharedPolicy } from './outage-share';
 import { RedisRemaining } from './redis-remaining';
-import { REASON } from '../store/reason-code';
 
 interface Shared {
   readonly standing: InstanceStanding;
@@ -64,7 +62,7 @@ export class FallbackStore {
   ): StoreReply {
     const shared = entries.map((entry) => ({ ...entry, policy: this.policyFor(entry.policy) }));
     // A refund never reaches the fallback: it decides every group of a request in one call.
-    if (op !== 'consume') return this.memory.decideSync(op, shared, nowUs);
+    if (op !== 'consume') return configured(entries, this.memory.decideSync(op, shared, nowUs));
     const standing = this.heartbeat.standing;
     const allowances = entries.map((e) =>
       e.policy.mode === 'shadow'
@@ -74,24 +72,27 @@ export class FallbackStore {
     const short = allowances.findIndex((a, i) => a !== undefined && a < entries[i].cost);
     if (short !== -1) {
       // Nothing is charged: this policy's share of what Redis left is used up.
-      const { outcomes, decidedAtUs } = this.memory.decideSync('peek', shared, nowUs);
+      const { decisions, decidedAtUs } = configured(
+        entries,
+        this.memory.decideSync('peek', shared, nowUs),
+      );
       return {
         admitted: false,
         decidedAtUs,
-        outcomes: outcomes.map((o, i) =>
-          i === short ? this.exhausted(entries[i].key, allowances[i]!) : o,
+        decisions: decisions.map((d, i) =>
+          i === short ? this.exhausted(entries[i], allowances[i]!) : d,
         ),
       };
     }
-    const reply = this.memory.decideSync('consume', shared, nowUs);
+    const reply = configured(entries, this.memory.decideSync('consume', shared, nowUs));
     if (!reply.admitted) return reply;
     return {
       ...reply,
-      outcomes: reply.outcomes.map((o, i) => {
+      decisions: reply.decisions.map((d, i) => {
         const allowance = allowances[i];
-        if (allowance === undefined || !o.allowed) return o;
+        if (allowance === undefined || !d.allowed) return d;
         this.remaining.spend(entries[i].key, entries[i].cost);
-        return { ...o, remaining: Math.min(o.remaining, allowance - entries[i].cost) };
+        return { ...d, remaining: Math.min(d.remaining, allowance - entries[i].cost) };
       }),
     };
   }
@@ -110,15 +111,9 @@ export class FallbackStore {
     this.memory.close();
   }
 
-  private exhausted(key: string, allowance: number): StoreOutcome {
-    const waitMs = this.remaining.resetMs(key);
-    return {
-      allowed: false,
-      remaining: Math.max(0, allowance),
-      resetMs: waitMs,
-      retryAfterMs: waitMs,
-      reason: REASON.limit,
-    };
+  private exhausted(entry: StoreEntry, allowance: number): RateLimitDecision {
+    const waitMs = this.remaining.resetMs(entry.key);
+    return storeDecision(entry, 'memory', Math.max(0, allowance), waitMs, waitMs, REASON.limit);
   }
 
   private policyFor(policy: RateLimitPolicy): RateLimitPolicy {
@@ -129,4 +124,16 @@ export class FallbackStore {
     this.shared.set(policy, { standing, policy: shared });
     return shared;
   }
+}
+
+/**
+ * The memory store's reply on the shared policies, reported with each policy's configured
+ * capacity as its limit (as Redis reports it), unless a quota override set the limit.
+ */
+function configured(entries: readonly StoreEntry[], reply: StoreReply): StoreReply {
+  const decisions = reply.decisions.map((d, i) => {
+    const limit = capacityOf(entries[i].policy);
+    return d.clientOverride === 'quota' || d.limit === limit ? d : { ...d, limit };
+  });
+  return { ...reply, decisions };
 }

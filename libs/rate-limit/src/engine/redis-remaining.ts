@@ -69,7 +69,7 @@ export class RedisRemaining {
     for (let i = 0; i < entries.length; i++) {
       const { key, policy } = entries[i];
       if (policy.mode === 'shadow') continue;
-      const { remaining, resetMs, allowed } = reply.outcomes[i];
+      const { remaining, resetMs, allowed } = reply.decisions[i];
       // Nothing to wait for (an idle key, a full bucket): a fresh share applies.
       if (resetMs <= 0) {
         this.seen.delete(key);
@@ -115,10 +115,10 @@ export class RedisRemaining {
       if (policy.mode === 'shadow') continue;
       const seen = this.live(key);
       if (!seen) {
-        this.note([entries[i]], { ...reply, outcomes: [reply.outcomes[i]] });
+        this.note([entries[i]], { ...reply, decisions: [reply.decisions[i]] });
         continue;
       }
-      const { remaining, allowed } = reply.outcomes[i];
+      const { remaining, allowed } = reply.decisions[i];
       if (reply.admitted && allowed) seen.admitted += cost;
       if (remaining < seen.remaining) seen.remaining = remaining;
       if (seen.leftAtOutage !== undefined && remaining < seen.leftAtOutage) {

@@ -5,19 +5,23 @@ import type {
   RateLimitStore,
   StoreEntry,
   StoreOp,
-  StoreOutcome,
   StoreReply,
 } from '../store/rate-limit-store.interface';
+import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
 import { groupRequests } from './request-groups';
 import { decideGroups } from './store-calls';
 
 const policy = normalizePolicy({ limit: 5, window: '1m' }, 'p', 'test');
-const outcome = (allowed: boolean, extra: Partial<StoreOutcome> = {}): StoreOutcome => ({
+const outcome = (allowed: boolean, extra: Partial<RateLimitDecision> = {}): RateLimitDecision => ({
+  policy: 'p',
   allowed,
+  shadow: false,
+  limit: 5,
   remaining: 0,
   resetMs: 1_000,
   retryAfterMs: allowed ? 0 : 1_000,
-  reason: allowed ? 0 : 1,
+  ...(allowed ? {} : { reason: 'limit' }),
+  source: 'redis',
   ...extra,
 });
 
@@ -30,7 +34,7 @@ function scriptedStore(replies: Map<string, StoreReply>): {
   const decide = async (op: StoreOp, entries: readonly StoreEntry[]): Promise<StoreReply> => {
     if (op === 'refund') {
       refunded.push(...entries.map((e) => e.key));
-      return { admitted: true, outcomes: [], decidedAtUs: 0 };
+      return { admitted: true, decisions: [], decidedAtUs: 0 };
     }
     return [...replies].find(([tag]) => entries[0].key.includes(tag))![1];
   };
@@ -43,12 +47,12 @@ describe('decideGroups: refunds when one group rejects', () => {
     { policy, identity: 'ip:10.0.0.1', cost: 1 },
     { policy, identity: 'ip:10.0.0.2', cost: 1 },
   ]);
-  const rejected: StoreReply = { admitted: false, outcomes: [outcome(false)], decidedAtUs: 1 };
+  const rejected: StoreReply = { admitted: false, decisions: [outcome(false)], decidedAtUs: 1 };
 
   it('gives back what an admitted group was charged', async () => {
     const { store, refunded } = scriptedStore(
       new Map([
-        ['10.0.0.1', { admitted: true, outcomes: [outcome(true)], decidedAtUs: 1 }],
+        ['10.0.0.1', { admitted: true, decisions: [outcome(true)], decidedAtUs: 1 }],
         ['10.0.0.2', rejected],
       ]),
     );
@@ -57,10 +61,10 @@ describe('decideGroups: refunds when one group rejects', () => {
   });
 
   it('gives nothing back for an allow admitted over its limit, which was never charged', async () => {
-    const uncharged = outcome(true, { clientOverride: 'allow', uncharged: true });
+    const allowed = outcome(true, { clientOverride: 'allow' });
     const { store, refunded } = scriptedStore(
       new Map([
-        ['10.0.0.1', { admitted: true, outcomes: [uncharged], decidedAtUs: 1 }],
+        ['10.0.0.1', { admitted: true, decisions: [allowed], decidedAtUs: 1, uncharged: [0] }],
         ['10.0.0.2', rejected],
       ]),
     );

@@ -38,8 +38,8 @@ async function refund(
   const refunds = groups.flatMap((group, i) => {
     const result = settled[i];
     if (result.status !== 'fulfilled' || !result.value.admitted) return [];
-    const { outcomes, decidedAtUs } = result.value;
-    const charged = group.entries.filter((_, j) => outcomes[j].allowed && !outcomes[j].uncharged);
+    const { decisions, decidedAtUs, uncharged } = result.value;
+    const charged = group.entries.filter((_, j) => decisions[j].allowed && !uncharged?.includes(j));
     return charged.length > 0 ? [store.decide('refund', charged, nowUs, decidedAtUs)] : [];
   });
   const failed = (await Promise.allSettled(refunds)).filter((r) => r.status === 'rejected');

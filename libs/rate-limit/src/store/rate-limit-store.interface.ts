@@ -1,6 +1,5 @@
 import type { RateLimitPolicy } from '../policy/rate-limit-policy.interface';
-import type { ClientOverrideAction } from '../policy/client-override';
-import type { ReasonCode } from './reason-code';
+import type { RateLimitDecision } from '../decision/rate-limit-decision.interface';
 
 /** `peek` writes nothing; `refund` gives back a cost that an earlier `consume` charged. */
 export type StoreOp = 'consume' | 'peek' | 'refund';
@@ -18,30 +17,18 @@ export interface StoreEntry {
   readonly cost: number;
 }
 
-export type { ReasonCode };
-
-export interface StoreOutcome {
-  readonly allowed: boolean;
-  readonly remaining: number;
-  readonly resetMs: number;
-  readonly retryAfterMs: number;
-  readonly reason: ReasonCode;
-  /** A client override's deny message (reason `denied`), when it set one. */
-  readonly message?: string;
-  /** The capacity of a client's quota override, which it was decided on (else the policy's). */
-  readonly limit?: number;
-  /** The client override that applied to this entry, if any. */
-  readonly clientOverride?: ClientOverrideAction;
-  /** Admitted by an `allow` over its limit: nothing was charged, so nothing is refunded. */
-  readonly uncharged?: true;
-}
-
 export interface StoreReply {
   /** Every enforced policy admitted the request, so every admitting policy was charged. */
   readonly admitted: boolean;
-  readonly outcomes: readonly StoreOutcome[];
+  /** One per entry, in the entries' order, as the engine reports them. */
+  readonly decisions: readonly RateLimitDecision[];
   /** The store's time of the decision (µs): a refund names it, so it gives back to that window. */
   readonly decidedAtUs: number;
+  /**
+   * The entries (by index) admitted by an `allow` override over their limit: nothing was
+   * charged, so nothing is refunded.
+   */
+  readonly uncharged?: readonly number[];
 }
 
 /**

@@ -1,7 +1,8 @@
-import type { RateLimitAlgorithm } from '../../src/policy/rate-limit-algorithm';
+import { capacityOf, type RateLimitAlgorithm } from '../../src/policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../../src/policy/rate-limit-policy.interface';
 import { MemoryStore } from '../../src/store/memory/memory-store';
-import type { StoreOp, StoreOutcome, StoreReply } from '../../src/store/rate-limit-store.interface';
+import type { StoreOp, StoreReply } from '../../src/store/rate-limit-store.interface';
+import type { RateLimitDecision } from '../../src/decision/rate-limit-decision.interface';
 
 /**
  * 2030-01-01T00:00:01Z: one second into a window of every length the unit specs use (a day is
@@ -60,18 +61,18 @@ export class MemoryStoreDriver {
     return this.store.decide(op, entries, us(this.nowMs));
   }
 
-  async hit(policy: RateLimitPolicy, cost = 1): Promise<StoreOutcome> {
-    return (await this.run('consume', [policy], cost)).outcomes[0];
+  async hit(policy: RateLimitPolicy, cost = 1): Promise<RateLimitDecision> {
+    return (await this.run('consume', [policy], cost)).decisions[0];
   }
 
-  async hits(policy: RateLimitPolicy, count: number, cost = 1): Promise<StoreOutcome[]> {
-    const out: StoreOutcome[] = [];
+  async hits(policy: RateLimitPolicy, count: number, cost = 1): Promise<RateLimitDecision[]> {
+    const out: RateLimitDecision[] = [];
     for (let i = 0; i < count; i++) out.push(await this.hit(policy, cost));
     return out;
   }
 
-  async peek(policy: RateLimitPolicy): Promise<StoreOutcome> {
-    return (await this.run('peek', [policy], 0)).outcomes[0];
+  async peek(policy: RateLimitPolicy): Promise<RateLimitDecision> {
+    return (await this.run('peek', [policy], 0)).decisions[0];
   }
 
   /** Gives back `cost` that a consume decided at `chargedAtMs` charged. */
@@ -89,4 +90,14 @@ export class MemoryStoreDriver {
   close(): void {
     this.store.close();
   }
+}
+
+/** What every decision under `policy` reports of the policy itself (the memory store's). */
+export function reported(policy: RateLimitPolicy) {
+  return {
+    policy: policy.name,
+    shadow: policy.mode === 'shadow',
+    limit: capacityOf(policy),
+    source: 'memory' as const,
+  };
 }

@@ -9,9 +9,9 @@ import type {
   RateLimitStore,
   StoreEntry,
   StoreOp,
-  StoreOutcome,
   StoreReply,
 } from '../../src/store/rate-limit-store.interface';
+import type { RateLimitDecision } from '../../src/decision/rate-limit-decision.interface';
 import { RedisStore } from '../../src/store/redis/redis-store';
 import {
   deleteKeysWithPrefix,
@@ -137,8 +137,8 @@ export class Client {
     );
   }
 
-  async hit(p: RateLimitPolicy, nowMs?: number, cost = 1): Promise<StoreOutcome> {
-    return (await this.run('consume', [p], nowMs, cost)).outcomes[0];
+  async hit(p: RateLimitPolicy, nowMs?: number, cost = 1): Promise<RateLimitDecision> {
+    return (await this.run('consume', [p], nowMs, cost)).decisions[0];
   }
 
   /** Gives back `cost` charged at `chargedAtMs` (the refund of an all-or-nothing request). */
@@ -147,8 +147,8 @@ export class Client {
     await this.sut.store.decide('refund', [this.entry(p, cost)], us(nowMs), us(chargedAtMs));
   }
 
-  async peek(p: RateLimitPolicy, nowMs?: number): Promise<StoreOutcome> {
-    return (await this.run('peek', [p], nowMs, 0)).outcomes[0];
+  async peek(p: RateLimitPolicy, nowMs?: number): Promise<RateLimitDecision> {
+    return (await this.run('peek', [p], nowMs, 0)).decisions[0];
   }
 }
 

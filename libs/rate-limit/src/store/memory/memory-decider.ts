@@ -1,14 +1,10 @@
+import type { RateLimitDecision } from '../../decision/rate-limit-decision.interface';
 import { MAX_SLIDING_WINDOW_LIMIT } from '../../policy/policy-limits';
 import { capacityOf } from '../../policy/rate-limit-algorithm';
 import type { StoredClientOverride } from '../client-override-value';
-import type {
-  ReasonCode,
-  StoreEntry,
-  StoreOp,
-  StoreOutcome,
-  StoreReply,
-} from '../rate-limit-store.interface';
-import { REASON } from '../reason-code';
+import type { StoreEntry, StoreOp, StoreReply } from '../rate-limit-store.interface';
+import { REASON, type ReasonCode } from '../reason-code';
+import { storeDecision } from '../store-decision';
 import { MEMORY_ALGORITHMS } from './algorithms';
 import {
   toMs,
@@ -49,14 +45,17 @@ export class MemoryDecider {
     const params = entries.map((entry, i) => toParams(entry, overrides[i], now, chargedAtUs));
     if (op === 'refund') {
       params.forEach((p, i) => MEMORY_ALGORITHMS[entries[i].policy.algo].refund(p, this.keyspace));
-      return { admitted: true, outcomes: [], decidedAtUs: now };
+      return { admitted: true, decisions: [], decidedAtUs: now };
     }
     const states = params.map((p, i) => this.check(entries[i], p, overrides[i]));
     const admitted = states.every((st, i) => st.allowed || entries[i].policy.mode === 'shadow');
     if (op === 'consume') {
       states.forEach((st, i) => this.commitOrPenalize(entries[i], params[i], st, admitted));
     }
-    return { admitted, outcomes: states.map(toOutcome), decidedAtUs: now };
+    const decisions = states.map((st, i) => toDecision(entries[i], st));
+    const uncharged = states.flatMap((st, i) => (st.free ? [i] : []));
+    if (uncharged.length === 0) return { admitted, decisions, decidedAtUs: now };
+    return { admitted, decisions, decidedAtUs: now, uncharged };
   }
 
   /** As check_group in lua/decide.lua, with the client's override (read_override). */
@@ -169,26 +168,17 @@ function toParams(
   return { key: entry.key, now, limit, windowUs, burst, cost: entry.cost, charged };
 }
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
 /** As the reply of lua/decide.lua: a refusal always says "retry after" at least 1 ms. */
-function toOutcome(st: Checked): StoreOutcome {
+function toDecision(entry: StoreEntry, st: Checked): RateLimitDecision {
   let resetMs = toMs(st.resetUs);
   let retryAfterMs = toMs(st.retryAfterUs);
   if (st.reason === REASON.limit || st.reason === REASON.blocked) {
     retryAfterMs = Math.max(1, retryAfterMs);
     resetMs = Math.max(resetMs, retryAfterMs);
   }
-  const outcome: Mutable<StoreOutcome> = {
-    allowed: st.allowed,
-    remaining: st.remaining,
-    resetMs,
-    retryAfterMs,
-    reason: st.reason,
-  };
-  if (st.message !== undefined) outcome.message = st.message;
-  if (st.limit !== undefined) outcome.limit = st.limit;
-  if (st.clientOverride !== undefined) outcome.clientOverride = st.clientOverride;
-  if (st.free) outcome.uncharged = true;
-  return outcome;
+  const decision = storeDecision(entry, 'memory', st.remaining, resetMs, retryAfterMs, st.reason);
+  if (st.message !== undefined) decision.message = st.message;
+  if (st.limit !== undefined) decision.limit = st.limit;
+  if (st.clientOverride !== undefined) decision.clientOverride = st.clientOverride;
+  return decision;
 }

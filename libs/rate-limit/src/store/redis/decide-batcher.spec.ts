@@ -1,7 +1,7 @@
 import type { StoreEntry, StoreReply } from '../rate-limit-store.interface';
 import { DecideBatcher } from './decide-batcher';
 
-const reply: StoreReply = { admitted: true, outcomes: [], decidedAtUs: 0 };
+const reply: StoreReply = { admitted: true, decisions: [], decidedAtUs: 0 };
 const group = (i: number) => [{ key: `k${i}` } as StoreEntry];
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -9,6 +9,8 @@ const penal = normalizePolicy(
   'penal',
   'test',
 );
+/** What a decision under `plain` reports of the policy itself. */
+const PLAIN = { policy: 'plain', shadow: false, limit: 5, source: 'redis' };
 const entry = (key: string, policy = plain, cost = 1): StoreEntry => ({
   key,
   overrideKey: `${key}:client`,
@@ -164,9 +166,16 @@ describe('parseDecideReply', () => {
     expect(replies[0]).toEqual({
       admitted: false,
       decidedAtUs: 1_700_000_000_000_000,
-      outcomes: [
-        { allowed: true, remaining: 4, resetMs: 100, retryAfterMs: 0, reason: 0 },
-        { allowed: false, remaining: 0, resetMs: 900, retryAfterMs: 900, reason: 1 },
+      decisions: [
+        { ...PLAIN, allowed: true, remaining: 4, resetMs: 100, retryAfterMs: 0 },
+        {
+          ...PLAIN,
+          allowed: false,
+          remaining: 0,
+          resetMs: 900,
+          retryAfterMs: 900,
+          reason: 'limit',
+        },
       ],
     });
     expect(replies[1]).toBeInstanceOf(RateLimitStoreError);
@@ -174,7 +183,7 @@ describe('parseDecideReply', () => {
     expect(replies[2]).toMatchObject({
       admitted: true,
       decidedAtUs: 1_700_000_000_000_000,
-      outcomes: [{ remaining: 3 }],
+      decisions: [{ remaining: 3 }],
     });
   });
 
@@ -183,7 +192,7 @@ describe('parseDecideReply', () => {
       {
         admitted: true,
         decidedAtUs: 1_700_000_000_000_000,
-        outcomes: [{ allowed: true, remaining: 4, resetMs: 900, retryAfterMs: 0, reason: 0 }],
+        decisions: [{ ...PLAIN, allowed: true, remaining: 4, resetMs: 900, retryAfterMs: 0 }],
       },
     ]);
     // Three values whose third is a message: a failed group, not an admission.
@@ -196,6 +205,37 @@ describe('parseDecideReply', () => {
     expect(() => parseDecideReply([9, 4, 900], [[entry('a')], [entry('b')]])).toThrow(
       /Unexpected reply/,
     );
+  });
+
+  it("sets what a group's extras say on its decisions, and lists the uncharged", () => {
+    const [reply] = parseDecideReply(
+      [
+        ...[9, 2, 0, 0, 0, 4, 7, 100, 0, 0, 0, 0, 0, 0, 4, 100, 0, 0],
+        ...[4, 1, 'Suspended', 2, 8, 3, -1, 4, 0],
+      ],
+      [[entry('a'), entry('b'), entry('c'), entry('d')]],
+    );
+    const admitted = { ...PLAIN, allowed: true, resetMs: 0, retryAfterMs: 0 };
+    expect(reply).toEqual({
+      admitted: false,
+      decidedAtUs: 9,
+      decisions: [
+        {
+          ...PLAIN,
+          allowed: false,
+          remaining: 0,
+          resetMs: 0,
+          retryAfterMs: 0,
+          reason: 'denied',
+          clientOverride: 'deny',
+          message: 'Suspended',
+        },
+        { ...admitted, remaining: 7, resetMs: 100, clientOverride: 'quota', limit: 8 },
+        { ...admitted, remaining: 0, clientOverride: 'allow' },
+        { ...admitted, remaining: 4, resetMs: 100, clientOverride: 'allow' },
+      ],
+      uncharged: [2],
+    });
   });
 
   it('refuses a reply of the wrong shape', () => {

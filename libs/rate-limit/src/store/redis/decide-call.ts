@@ -1,12 +1,9 @@
 import type { RateLimitPolicy } from '../../policy/rate-limit-policy.interface';
 import { RateLimitStoreError } from '../../errors/rate-limit-store.error';
-import type {
-  ReasonCode,
-  StoreEntry,
-  StoreOp,
-  StoreOutcome,
-  StoreReply,
-} from '../rate-limit-store.interface';
+import type { RateLimitDecision } from '../../decision/rate-limit-decision.interface';
+import type { StoreEntry, StoreOp, StoreReply } from '../rate-limit-store.interface';
+import type { ReasonCode } from '../reason-code';
+import { storeDecision, type Mutable } from '../store-decision';
 
 const FIELDS_PER_OUTCOME = 4;
 /** First value of a group the script could not decide; its error message follows. */
@@ -122,21 +119,31 @@ export function parseDecideReply(
       replies[g] = new RateLimitStoreError('error', `Redis failed: ${String(values[i++])}`);
       continue;
     }
-    const outcomes: StoreOutcome[] = new Array(groups[g].length);
-    if (i + outcomes.length * FIELDS_PER_OUTCOME > values.length) throw unexpected(reply);
-    for (let j = 0; j < outcomes.length; j++, i += FIELDS_PER_OUTCOME) {
+    const entries = groups[g];
+    const decisions: Mutable<RateLimitDecision>[] = new Array(entries.length);
+    if (i + decisions.length * FIELDS_PER_OUTCOME > values.length) throw unexpected(reply);
+    for (let j = 0; j < decisions.length; j++, i += FIELDS_PER_OUTCOME) {
       // An entry is allowed exactly when its reason is 0 (see decide.lua).
-      const reason = values[i + 3] as ReasonCode;
-      outcomes[j] = {
-        allowed: reason === 0,
-        remaining: values[i] as number,
-        resetMs: values[i + 1] as number,
-        retryAfterMs: values[i + 2] as number,
-        reason,
-      };
+      decisions[j] = storeDecision(
+        entries[j],
+        'redis',
+        values[i] as number, // remaining
+        values[i + 1] as number, // resetMs
+        values[i + 2] as number, // retryAfterMs
+        values[i + 3] as ReasonCode,
+      );
     }
-    if (head >= WITH_EXTRAS) i = readExtras(values, i, outcomes, reply);
-    replies[g] = { admitted: head % 2 === 1, outcomes, decidedAtUs };
+    const admitted = head % 2 === 1;
+    if (head < WITH_EXTRAS) {
+      replies[g] = { admitted, decisions, decidedAtUs };
+      continue;
+    }
+    const uncharged: number[] = [];
+    i = readExtras(values, i, decisions, uncharged, reply);
+    replies[g] =
+      uncharged.length === 0
+        ? { admitted, decisions, decidedAtUs }
+        : { admitted, decisions, decidedAtUs, uncharged };
   }
   if (i !== values.length) throw unexpected(reply);
   return replies;
@@ -151,18 +158,20 @@ function admittedLone(
   reply: unknown,
 ): StoreReply {
   if (groups.length !== 1 || groups[0].length !== 1) throw unexpected(reply);
-  const outcome: StoreOutcome = { allowed: true, remaining, resetMs, retryAfterMs: 0, reason: 0 };
-  return { admitted: true, outcomes: [outcome], decidedAtUs };
+  const decision = storeDecision(groups[0][0], 'redis', remaining, resetMs, 0, 0);
+  return { admitted: true, decisions: [decision], decidedAtUs };
 }
 
 /**
  * The extras of a group whose clients have overrides: per extra the entry's index (from 1), then
- * what its override did. Answers where the next group starts.
+ * what its override did (see decide.lua's header), set on that entry's decision; an `allow` over
+ * the limit adds the entry to `uncharged`. Answers where the next group starts.
  */
 function readExtras(
   values: readonly (number | string)[],
   from: number,
-  outcomes: StoreOutcome[],
+  decisions: Mutable<RateLimitDecision>[],
+  uncharged: number[],
   reply: unknown,
 ): number {
   let i = from;
@@ -171,19 +180,20 @@ function readExtras(
   for (let e = 0; e < count; e++, i += 2) {
     const j = (values[i] as number) - 1;
     const value = values[i + 1];
-    if (!(j in outcomes) || value === undefined) throw unexpected(reply);
-    outcomes[j] = { ...outcomes[j], ...overrideOutcome(value) };
+    if (!(j in decisions) || value === undefined) throw unexpected(reply);
+    const decision = decisions[j];
+    if (typeof value === 'string') {
+      decision.clientOverride = 'deny';
+      if (value !== '') decision.message = value;
+    } else if (value >= 1) {
+      decision.clientOverride = 'quota';
+      decision.limit = value;
+    } else {
+      decision.clientOverride = 'allow';
+      if (value < 0) uncharged.push(j);
+    }
   }
   return i;
-}
-
-/** What an extra says of its entry (see decide.lua's header). */
-function overrideOutcome(value: number | string): Partial<StoreOutcome> {
-  if (typeof value === 'string') {
-    return value === '' ? { clientOverride: 'deny' } : { clientOverride: 'deny', message: value };
-  }
-  if (value >= 1) return { clientOverride: 'quota', limit: value };
-  return value < 0 ? { clientOverride: 'allow', uncharged: true } : { clientOverride: 'allow' };
 }
 
 function unexpected(reply: unknown): RateLimitStoreError {

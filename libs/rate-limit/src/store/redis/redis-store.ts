@@ -41,7 +41,7 @@ export interface RedisStoreOptions {
   readonly observer?: StoreObserver;
 }
 
-const REFUNDED: StoreReply = { admitted: true, outcomes: [], decidedAtUs: 0 };
+const REFUNDED: StoreReply = { admitted: true, decisions: [], decidedAtUs: 0 };
 const DEFAULT_BREAKER: CircuitBreakerOptions = { failureThreshold: 3, probeIntervalMs: 200 };
 
 /**

@@ -1,6 +1,11 @@
-import { MemoryStoreDriver, T0, thresholds } from '../../../../test/support/memory-store-driver';
+import {
+  MemoryStoreDriver,
+  T0,
+  thresholds,
+  reported,
+} from '../../../../test/support/memory-store-driver';
 
-const LIMIT = { allowed: false, reason: 1 };
+const LIMIT = { allowed: false, reason: 'limit' };
 
 /**
  * What token-bucket, leaky-bucket and GCRA answer alike: the same arithmetic seen as tokens left,
@@ -19,19 +24,26 @@ describe.each(['token-bucket', 'leaky-bucket', 'gcra'] as const)('%s (memory sto
     const out = await client.hits(p, 6);
     expect(out.slice(0, 5)).toEqual(
       [4, 3, 2, 1, 0].map((remaining, i) => ({
+        ...reported(p),
         allowed: true,
         remaining,
         resetMs: (i + 1) * 2_000,
         retryAfterMs: 0,
-        reason: 0,
       })),
     );
-    expect(out[5]).toEqual({ ...LIMIT, remaining: 0, retryAfterMs: 2_000, resetMs: 10_000 });
+    expect(out[5]).toEqual({
+      ...reported(p),
+      ...LIMIT,
+      remaining: 0,
+      retryAfterMs: 2_000,
+      resetMs: 10_000,
+    });
   });
 
   it('frees `limit` per window, continuously', async () => {
     await client.hits(p, 5);
     expect(await client.at(T0 + 1_000).hit(p)).toEqual({
+      ...reported(p),
       ...LIMIT,
       remaining: 0,
       retryAfterMs: 1_000,
@@ -46,6 +58,7 @@ describe.each(['token-bucket', 'leaky-bucket', 'gcra'] as const)('%s (memory sto
     await client.hits(p, 5);
     // 2.5 tokens at T0 + 5 s.
     expect(await client.at(T0 + 5_000).hit(p, 3)).toEqual({
+      ...reported(p),
       ...LIMIT,
       remaining: 2,
       retryAfterMs: 1_000,

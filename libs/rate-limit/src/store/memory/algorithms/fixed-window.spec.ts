@@ -1,7 +1,12 @@
-import { MemoryStoreDriver, T0, thresholds } from '../../../../test/support/memory-store-driver';
+import {
+  MemoryStoreDriver,
+  T0,
+  thresholds,
+  reported,
+} from '../../../../test/support/memory-store-driver';
 
 const START = T0 - 1_000; // T0 is 1 s into a 10 s window
-const LIMIT = { allowed: false, reason: 1 };
+const LIMIT = { allowed: false, reason: 'limit' };
 
 describe('fixed-window (memory store)', () => {
   const p = thresholds('fixed-window', 5, 10_000);
@@ -15,21 +20,27 @@ describe('fixed-window (memory store)', () => {
     const out = await client.hits(p, 6);
     expect(out.slice(0, 5)).toEqual(
       [4, 3, 2, 1, 0].map((remaining) => ({
+        ...reported(p),
         allowed: true,
         remaining,
         resetMs: 9_000,
         retryAfterMs: 0,
-        reason: 0,
       })),
     );
-    expect(out[5]).toEqual({ ...LIMIT, remaining: 0, resetMs: 9_000, retryAfterMs: 9_000 });
+    expect(out[5]).toEqual({
+      ...reported(p),
+      ...LIMIT,
+      remaining: 0,
+      resetMs: 9_000,
+      retryAfterMs: 9_000,
+    });
     expect(await client.at(START + 9_999).hit(p)).toMatchObject({ ...LIMIT, retryAfterMs: 1 });
     expect(await client.at(START + 10_000).hit(p)).toEqual({
+      ...reported(p),
       allowed: true,
       remaining: 4,
       resetMs: 10_000,
       retryAfterMs: 0,
-      reason: 0,
     });
   });
 
@@ -49,11 +60,11 @@ describe('fixed-window (memory store)', () => {
   it('peek reports the standing without charging', async () => {
     await client.hits(p, 2);
     expect(await client.peek(p)).toEqual({
+      ...reported(p),
       allowed: true,
       remaining: 3,
       resetMs: 9_000,
       retryAfterMs: 0,
-      reason: 0,
     });
     expect((await client.peek(p)).remaining).toBe(3);
   });
@@ -71,7 +82,7 @@ describe('fixed-window (memory store)', () => {
     await client.hit(narrow);
     const reply = await client.run('consume', [p, narrow]);
     expect(reply.admitted).toBe(false);
-    expect(reply.outcomes[0]).toMatchObject({ allowed: true, remaining: 4 });
+    expect(reply.decisions[0]).toMatchObject({ allowed: true, remaining: 4 });
     expect(client.pttl(p)).toBe(-2);
   });
 

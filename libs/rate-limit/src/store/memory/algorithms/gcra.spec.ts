@@ -1,6 +1,6 @@
 import { MemoryStoreDriver, T0, thresholds } from '../../../../test/support/memory-store-driver';
 
-const LIMIT = { allowed: false, reason: 1 };
+const LIMIT = { allowed: false, reason: 'limit' };
 
 describe('gcra (memory store)', () => {
   // An emission interval of 2 s, 5 at once from idle.

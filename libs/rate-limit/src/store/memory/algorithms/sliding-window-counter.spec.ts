@@ -1,8 +1,13 @@
-import { MemoryStoreDriver, T0, thresholds } from '../../../../test/support/memory-store-driver';
+import {
+  MemoryStoreDriver,
+  T0,
+  thresholds,
+  reported,
+} from '../../../../test/support/memory-store-driver';
 
 const START = T0 - 1_000; // T0 is 1 s into a window of every length used here
 const HOUR = 3_600_000;
-const LIMIT = { allowed: false, reason: 1 };
+const LIMIT = { allowed: false, reason: 'limit' };
 
 describe('sliding-window-counter (memory store)', () => {
   const p = thresholds('sliding-window-counter', 5, 10_000);
@@ -16,15 +21,21 @@ describe('sliding-window-counter (memory store)', () => {
     const out = await client.hits(p, 6);
     expect(out.slice(0, 5)).toEqual(
       [4, 3, 2, 1, 0].map((remaining) => ({
+        ...reported(p),
         allowed: true,
         remaining,
         resetMs: 19_000,
         retryAfterMs: 0,
-        reason: 0,
       })),
     );
     // Admitted again once the 5 weigh 4 (0.8 of them): 2 s into the next window.
-    expect(out[5]).toEqual({ ...LIMIT, remaining: 0, retryAfterMs: 11_000, resetMs: 19_000 });
+    expect(out[5]).toEqual({
+      ...reported(p),
+      ...LIMIT,
+      remaining: 0,
+      retryAfterMs: 11_000,
+      resetMs: 19_000,
+    });
     expect((await client.at(START + 11_999).hit(p)).allowed).toBe(false);
     expect(await client.at(START + 12_000).hit(p)).toMatchObject({ allowed: true, remaining: 0 });
   });
@@ -54,20 +65,20 @@ describe('sliding-window-counter (memory store)', () => {
 
   it('peek reports the standing without charging', async () => {
     expect(await client.peek(p)).toEqual({
+      ...reported(p),
       allowed: true,
       remaining: 5,
       resetMs: 0,
       retryAfterMs: 0,
-      reason: 0,
     });
     await client.at(START + 2_000).hits(p, 5);
     // Only the previous window weighs: reset when it stops weighing.
     expect(await client.at(START + 15_000).peek(p)).toEqual({
+      ...reported(p),
       allowed: true,
       remaining: 2,
       resetMs: 5_000,
       retryAfterMs: 0,
-      reason: 0,
     });
     expect((await client.peek(p)).remaining).toBe(2);
     expect(await client.at(START + 20_000).peek(p)).toMatchObject({ remaining: 5, resetMs: 0 });

@@ -1,6 +1,11 @@
-import { MemoryStoreDriver, T0, thresholds } from '../../../../test/support/memory-store-driver';
+import {
+  MemoryStoreDriver,
+  T0,
+  thresholds,
+  reported,
+} from '../../../../test/support/memory-store-driver';
 
-const LIMIT = { allowed: false, reason: 1 };
+const LIMIT = { allowed: false, reason: 'limit' };
 
 describe('sliding-window (memory store)', () => {
   const p = thresholds('sliding-window', 5, 10_000);
@@ -20,11 +25,11 @@ describe('sliding-window (memory store)', () => {
     for (let i = 0; i < 5; i++) out.push(await client.at(T0 + i * 1_000).hit(p));
     expect(out).toEqual(
       [4, 3, 2, 1, 0].map((remaining) => ({
+        ...reported(p),
         allowed: true,
         remaining,
         resetMs: 10_000,
         retryAfterMs: 0,
-        reason: 0,
       })),
     );
   });
@@ -32,6 +37,7 @@ describe('sliding-window (memory store)', () => {
   it('rejects until the oldest request leaves the window, and resets when the newest does', async () => {
     await oneASecond(5);
     expect(await client.at(T0 + 5_000).hit(p)).toEqual({
+      ...reported(p),
       ...LIMIT,
       remaining: 0,
       retryAfterMs: 5_000,
@@ -58,19 +64,19 @@ describe('sliding-window (memory store)', () => {
 
   it('peek reports the standing without charging; reset is when the newest request leaves', async () => {
     expect(await client.peek(p)).toEqual({
+      ...reported(p),
       allowed: true,
       remaining: 5,
       resetMs: 0,
       retryAfterMs: 0,
-      reason: 0,
     });
     await oneASecond(3);
     expect(await client.at(T0 + 2_500).peek(p)).toEqual({
+      ...reported(p),
       allowed: true,
       remaining: 2,
       resetMs: 9_500,
       retryAfterMs: 0,
-      reason: 0,
     });
     expect((await client.peek(p)).remaining).toBe(2);
   });
