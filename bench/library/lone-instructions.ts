@@ -85,8 +85,9 @@ export async function targetCall(
   if (target === 'store') return () => store.decide('consume', entries);
   const fcall = store.client.fcall.bind(store.client);
   const name = loadDecideScripts().library.name;
-  const args = ['c', policy.algo, ALL_ALLOWED_LIMIT, HOUR_MS] as const;
-  return () => fcall(name, 1, entries[0].key, ...args);
+  // The lone form's one argument (see decide.lua), as RedisStore sends it.
+  const spec = `c${policy.algo}:${ALL_ALLOWED_LIMIT}:${HOUR_MS}`;
+  return () => fcall(name, 1, entries[0].key, spec);
 }
 
 /** Runs each target under callgrind and prints its instructions per call. */

@@ -8,6 +8,7 @@ import Redis from 'ioredis';
 import { KeyBuilder } from '../src/keys/key-builder';
 import { RATE_LIMIT_ALGORITHMS } from '../src/policy/rate-limit-algorithm';
 import type { RateLimitPolicy } from '../src/policy/rate-limit-policy.interface';
+import { loadDecideScripts } from '../src/store/redis/decide-script';
 import { RedisStore } from '../src/store/redis/redis-store';
 import type { StoreEntry } from '../src/store/rate-limit-store.interface';
 import type { RateLimitDecision } from '../src/decision/rate-limit-decision.interface';
@@ -89,7 +90,7 @@ describe.each(RATE_LIMIT_ALGORITHMS)('%s', (algo) => {
   });
 });
 
-it('sends the lone form: 5 arguments, no override key', async () => {
+it('sends the lone form: one argument, no override key', async () => {
   const p = policy({ algo: 'gcra', limit: 5, window: '10s' }, 'lone-args');
   const seen: string[][] = [];
   const feed = await monitor.monitor();
@@ -107,14 +108,7 @@ it('sends the lone form: 5 arguments, no override key', async () => {
   await marked;
   feed.disconnect();
   // FCALL (or EVALSHA), its function (or sha), numkeys, keys, args.
-  expect(seen[0].slice(2)).toEqual([
-    '1',
-    entry(p, 'ip:10.9.0.4', 1, false).key,
-    'c',
-    'gcra',
-    '5',
-    '10000',
-  ]);
+  expect(seen[0].slice(2)).toEqual(['1', entry(p, 'ip:10.9.0.4', 1, false).key, 'cgcra:5:10000']);
   expect(seen[1].slice(2, 6)).toEqual([
     '2',
     entry(p, 'ip:10.9.0.4', 1, true).key,
@@ -136,4 +130,38 @@ it("decides both forms on Redis's own time, and says so in the reply", async () 
     expect(reply.decidedAtUs).toBeGreaterThanOrEqual(before);
     expect(reply.decidedAtUs).toBeLessThanOrEqual(after);
   }
+});
+
+describe.each(['functions', 'scripts'] as const)('lone specs, %s', (decideWith) => {
+  it('decides right past the specs a library remembers (each cost is a spec of its own)', async () => {
+    const own = new RedisStore({ client: redis, commandTimeoutMs: 2_000, decideWith });
+    const p = policy(
+      { algo: 'fixed-window', limit: 1_000_000_000, window: '1h' },
+      `many-${decideWith}`,
+    );
+    // More distinct specs than decide.lua's LONE_SPECS_MAX (1,000): it forgets them and parses
+    // again; every decision still counts what the ones before it charged.
+    let left = p.limit;
+    for (let cost = 1; cost <= 1_100; cost++) {
+      const reply = await own.decide('consume', [entry(p, 'ip:10.9.0.5', cost, false)]);
+      left -= cost;
+      expect(reply.decisions[0]).toMatchObject({ allowed: true, remaining: left });
+    }
+  });
+});
+
+it('refuses a lone spec it cannot read, writing nothing', async () => {
+  const name = loadDecideScripts().library.name;
+  const key = `${keys.prefix}:{ip%3A10.9.0.6}:bad:gcra`;
+  await store.decide('consume', [entry(policy({ algo: 'gcra' }, 'load'), 'ip:10.9.0.6', 1, false)]);
+  for (const spec of [
+    'cnope:5:1000',
+    'xgcra:5:1000',
+    'cgcra:5',
+    'cgcra:5:1000:6:2:1',
+    'cgcra:5:1000:6',
+  ]) {
+    await expect(redis.fcall(name, 1, key, spec)).rejects.toThrow(/lone spec/);
+  }
+  expect(await redis.exists(key)).toBe(0);
 });

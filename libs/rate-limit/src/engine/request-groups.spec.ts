@@ -13,7 +13,7 @@ describe('storeEntry: the client override key only once client overrides are in 
     expect(before.overrideKey).toBeUndefined();
     const quiet = encodeDecideCall('consume', [[before]], undefined);
     expect(quiet.keys).toEqual([before.key]);
-    expect(quiet.args[0]).toBe('c'); // the lone form: nothing to read but the state
+    expect(quiet.args).toEqual(['cfixed-window:5:60000']); // the lone form: the state alone
     const twoClients = encodeDecideCall('consume', [[before], [before]], undefined);
     expect(twoClients.keys).toEqual([before.key, before.key]);
     expect(twoClients.args.slice(-3)).toEqual([1, -1, 1]); // a negative spec: no override key

@@ -73,28 +73,20 @@ describe('encodeDecideCall, lone form', () => {
     cost,
   });
 
-  it('sends a lone request without override key or penalty in 5 arguments', () => {
+  it('sends a lone request without override key or penalty as one argument', () => {
     expect(encodeDecideCall('consume', [[bare('a')]], undefined)).toEqual({
       keys: ['a'],
-      args: ['c', 'gcra', 5, 10_000],
+      args: ['cgcra:5:10000'],
     });
-    expect(encodeDecideCall('peek', [[bare('a')]], undefined).args).toEqual([
-      'p',
-      'gcra',
-      5,
-      10_000,
-    ]);
+    expect(encodeDecideCall('peek', [[bare('a')]], undefined).args).toEqual(['pgcra:5:10000']);
   });
 
   it('adds burst, shadow and cost when any of them is not its default', () => {
     expect(encodeDecideCall('consume', [[bare('a', plain, 2)]], undefined).args).toEqual([
-      'c',
-      'gcra',
-      5,
-      10_000,
-      5,
-      0,
-      2,
+      'cgcra:5:10000:5:0:2',
+    ]);
+    expect(encodeDecideCall('peek', [[bare('a', plain, 0)]], undefined).args).toEqual([
+      'pgcra:5:10000:5:0:0',
     ]);
     const bursty = normalizePolicy(
       { algo: 'token-bucket', limit: 3, window: '1s', burst: 6 },
@@ -102,13 +94,10 @@ describe('encodeDecideCall, lone form', () => {
       'test',
     );
     expect(encodeDecideCall('consume', [[bare('a', bursty)]], undefined).args).toEqual([
-      'c',
-      'token-bucket',
-      3,
-      1_000,
-      6,
-      0,
-      1,
+      'ctoken-bucket:3:1000:6:0:1',
+    ]);
+    expect(encodeDecideCall('consume', [[bare('a', bursty, 3)]], undefined).args).toEqual([
+      'ctoken-bucket:3:1000:6:0:3',
     ]);
   });
 
@@ -141,13 +130,7 @@ describe('encodeDecideCall, lone form', () => {
       'test',
     );
     expect(encodeDecideCall('consume', [[bare('a', shadow)]], undefined).args).toEqual([
-      'c',
-      'token-bucket',
-      3,
-      1_000,
-      6,
-      1,
-      1,
+      'ctoken-bucket:3:1000:6:1:1',
     ]);
   });
 });
@@ -187,11 +170,11 @@ describe('parseDecideReply', () => {
     });
   });
 
-  it("reads the lone form's admitted reply: time, remaining, resetMs", () => {
-    expect(parseDecideReply([1_700_000_000_000_000, 4, 900], [[entry('a')]])).toEqual([
+  it("reads the lone form's admitted reply: seconds, microseconds, remaining, resetMs", () => {
+    expect(parseDecideReply('1700000000:5:4:900', [[entry('a')]])).toEqual([
       {
         admitted: true,
-        decidedAtUs: 1_700_000_000_000_000,
+        decidedAtUs: 1_700_000_000_000_005,
         decisions: [{ ...PLAIN, allowed: true, remaining: 4, resetMs: 900, retryAfterMs: 0 }],
       },
     ]);
@@ -199,12 +182,23 @@ describe('parseDecideReply', () => {
     const failed = parseDecideReply([9, -1, 'WRONGTYPE Operation'], [[entry('a')]]);
     expect(failed[0]).toBeInstanceOf(RateLimitStoreError);
     // Only a lone call can be answered so.
-    expect(() => parseDecideReply([9, 4, 900], [[entry('a'), entry('b')]])).toThrow(
+    expect(() => parseDecideReply('9:0:4:900', [[entry('a'), entry('b')]])).toThrow(
       /Unexpected reply/,
     );
-    expect(() => parseDecideReply([9, 4, 900], [[entry('a')], [entry('b')]])).toThrow(
+    expect(() => parseDecideReply('9:0:4:900', [[entry('a')], [entry('b')]])).toThrow(
       /Unexpected reply/,
     );
+    for (const bad of [
+      '9:0:4',
+      '9:0:4:',
+      ':0:4:900',
+      '9::4:900',
+      '9:0:x:900',
+      'OK',
+      '9:0:4:900:1',
+    ]) {
+      expect(() => parseDecideReply(bad, [[entry('a')]])).toThrow(/Unexpected reply/);
+    }
   });
 
   it("sets what a group's extras say on its decisions, and lists the uncharged", () => {

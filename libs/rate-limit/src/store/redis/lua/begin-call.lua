@@ -7,11 +7,12 @@
 -- (Lua finds each upvalue in a list of every open one).
 --
 -- Uses     globals, call, pcall_redis, tonumber, type, floor, ceil, max, min, byte, format,
---          match, sub, uncached, expiry_form, cached, dirty, dirtyOrder
+--          match, sub, uncached, expiry_form, cached, dirty, dirtyOrder, lone_specs
 -- Once: reading them at every call cost Redis about 4,000 instructions (a library's globals are
 -- a protected table), measured with `npm run bench:lone:instructions -- --redis ours`.
 if not call then
   call, pcall_redis, tonumber, type, floor, ceil, max, min, byte, format, match, sub = globals()
+  lone_specs = {}
 end
 uncached, expiry_form = true, false
 cached, dirty, dirtyOrder = nil, nil, nil

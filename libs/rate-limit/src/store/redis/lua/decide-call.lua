@@ -14,27 +14,42 @@
 -- Provides (to the next fragments) op, now, charged, SP (the specs), a (the next ARGV), spTop
 
 local op = ARGV[1]
-if op == 'c' or op == 'p' then
+if ARGV[2] == nil then
+  -- The lone form: its spec, parsed once per library load (see lone_specs in decide.lua).
+  local consume, algo, limit, windowUs, burst, capacity, shadow, cost
+  local L = lone_specs and lone_specs[op]
+  if L then
+    consume, algo, limit, windowUs, burst, capacity, shadow, cost =
+      L[1], L[2], L[3], L[4], L[5], L[6], L[7], L[8]
+  else
+    local o, name, lim, windowMs, rest = match(op, '^([cp])([%a-]+):(%d+):(%d+)(.*)$')
+    algo = algorithms[name]
+    if not algo then
+      return redis.error_reply('ERR unknown rate limit algorithm or lone spec ' .. tostring(op))
+    end
+    consume, limit, windowUs = o == 'c', tonumber(lim), windowMs * 1000
+    -- burst, shadow and cost follow only when one of them is not its default.
+    burst, shadow, cost = limit, false, 1
+    if rest ~= '' then
+      local b, s, c = match(rest, '^:(%d+):([01]):(%d+)$')
+      if not b then return redis.error_reply('ERR bad lone spec ' .. op) end
+      burst, shadow, cost = tonumber(b), s == '1', tonumber(c)
+    end
+    capacity = algo[5] and burst or limit
+    if lone_specs then
+      if lone_count >= LONE_SPECS_MAX then lone_specs, lone_count = {}, 0 end
+      lone_specs[op] = { consume, algo, limit, windowUs, burst, capacity, shadow, cost }
+      lone_count = lone_count + 1
+    end
+  end
   expiry_form = true
   local t = call('TIME')
   local now = t[1] * 1000000 + t[2]
-  local algo = algorithms[ARGV[2]]
-  if not algo then
-    return redis.error_reply('ERR unknown rate limit algorithm ' .. tostring(ARGV[2]))
-  end
-  local limit = tonumber(ARGV[3])
-  -- burst, shadow and cost follow only when one of them is not its default.
-  local burst, shadow, cost = limit, false, 1
-  if ARGV[5] then
-    if ARGV[5] ~= ARGV[3] then burst = tonumber(ARGV[5]) end
-    shadow = ARGV[6] == '1'
-    cost = ARGV[7]
-    if cost == '1' then cost = 1 else cost = tonumber(cost) end
-  end
-  local head, remaining, resetMs, retryMs, reason = decide_one(op == 'c', algo, KEYS[1], now,
-    limit, ARGV[4] * 1000, burst, algo[5] and burst or limit, shadow, cost)
-  -- Admitted (the usual reply): head 1, no wait, reason 0 go without saying.
-  if reason == 0 then return { now, remaining, resetMs } end
+  local head, remaining, resetMs, retryMs, reason = decide_one(consume, algo, KEYS[1], now, limit,
+    windowUs, burst, capacity, shadow, cost)
+  -- Admitted (the usual reply): head 1, no wait, reason 0 go without saying; one string, which
+  -- the client reads for less than an array of integers.
+  if reason == 0 then return t[1] .. ':' .. t[2] .. format(':%d:%d', remaining, resetMs) end
   return { now, head, remaining, resetMs, retryMs, reason }
 end
 

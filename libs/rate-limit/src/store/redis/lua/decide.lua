@@ -3,11 +3,12 @@
 -- when every enforced one admits it. Groups are independent of each other.
 --
 -- Input, the lone form: one request of one policy, decided on Redis TIME, with no client
--- override key and no blockFor (the usual request; 5 arguments instead of 14)
+-- override key and no blockFor (the usual request; 1 argument instead of 14)
 --   KEYS[1]  its state key
---   ARGV     'c' (consume) | 'p' (peek), algo, limit, windowMs; then, only when one of them is
---            not its default: burst (default limit), shadow ('1' | '0', default '0'), cost
---            (default 1)
+--   ARGV[1]  its spec, alone in ARGV: 'c' (consume) | 'p' (peek), then
+--            '<algo>:<limit>:<windowMs>', then, only when one of them is not its default,
+--            ':<burst>:<shadow>:<cost>' (defaults: limit, '0', 1; shadow '1' | '0'); say
+--            'cfixed-window:100:60000'
 -- Input, the general form
 --   KEYS     per entry, in the order of the entries in ARGV: its state key, its client override
 --            key (unless its spec index is negative), then its block key when its spec's
@@ -43,16 +44,21 @@
 --   A quota whose thresholds are out of bounds (written by hand) is no override.
 --   or, for a group with a key this script cannot read (say, another type written by hand): -1
 --   and the error message; nothing of that group is written.
---   The lone form replies as one group of one entry, or when admitted (reason 0) with three
---   values: the time, remaining, resetMs (a failed group's third value is its message, a
---   string). peek replies alike; refund replies with the
---   time alone. A spec naming an algorithm this
+--   The lone form replies as one group of one entry, or when admitted (reason 0) with one
+--   string, '<seconds>:<microseconds>:<remaining>:<resetMs>' (the time as TIME gives it). peek
+--   replies alike; refund replies with the time alone. A spec naming an algorithm this
 --   script does not hold fails the whole call (an error reply; nothing written).
 local REASON_OK, REASON_LIMIT, REASON_BLOCKED, REASON_COST, REASON_DENIED = 0, 1, 2, 3, 4
 -- What a client override asks of an entry.
 local NONE, ALLOW, DENY, QUOTA = 0, 1, 2, 3
 -- Bounds of a quota's thresholds (policy-limits.ts).
 local MAX_LIMIT, MAX_WINDOW_MS, MAX_SLIDING_LOG = 1000000000, 31622400000, 10000
+
+-- The lone form's specs (ARGV[1] -> its fields, as decide-call.lua reads them): a library's
+-- locals outlive its calls, so each spec is parsed once per load (begin-call.lua makes the
+-- table); a script's chunk starts afresh at every call, and parses it each time, keeping none.
+-- Forgotten all at once past LONE_SPECS_MAX (a spec names its cost, which callers may vary).
+local lone_specs, lone_count, LONE_SPECS_MAX = nil, 0, 1000
 
 -- A count or index: the usual small ones without a string-to-number conversion (interned
 -- strings compare by address).
