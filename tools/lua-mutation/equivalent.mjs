@@ -8,6 +8,37 @@
 
 /** @type {{ file: string, code: string, from: string, to: string, why: string }[]} */
 export const EQUIVALENT = [
+  // The bound on the lone specs a library keeps (decide.lua's lone_specs): forgetting them a
+  // spec earlier or later, or at half the bound, changes no reply (a forgotten spec is parsed
+  // again) and the memory kept by less than the lone-form test's bound tells apart; a count
+  // that never reaches the bound is killed by that test.
+  ...[
+    ['>=', '>'],
+    ['0', '1'],
+  ].map(([from, to]) => ({
+    file: 'decide-call.lua',
+    code: 'if lone_count >= LONE_SPECS_MAX then lone_specs, lone_count = {}, 0 end',
+    from,
+    to,
+    why: `the specs are forgotten at ${from === '0' ? '999' : '1,001'} kept instead of 1,000`,
+  })),
+  {
+    file: 'decide-call.lua',
+    code: 'lone_count = lone_count + 1',
+    from: '1',
+    to: '2',
+    why: 'the specs are forgotten at 500 kept instead of 1,000',
+  },
+  ...[
+    ['0', '1', 'the count starts at 1: forgotten at 999 kept'],
+    ['1000', '1001', 'forgotten at 1,001 kept'],
+  ].map(([from, to, why]) => ({
+    file: 'decide.lua',
+    code: 'local lone_specs, lone_count, LONE_SPECS_MAX = nil, 0, 1000',
+    from,
+    to,
+    why,
+  })),
   {
     file: 'decide-call.lua',
     code: "if ARGV[a + 4] ~= '0' then blockForUs = ARGV[a + 4] * 1000 end",
