@@ -92,6 +92,9 @@ export class MemoryStoreDriver {
   }
 }
 
+/** What a refusal by the policy's own limit reports, whatever the algorithm. */
+export const LIMIT = { allowed: false, reason: 'limit' } as const;
+
 /** What every decision under `policy` reports of the policy itself (the memory store's). */
 export function reported(policy: RateLimitPolicy) {
   return {

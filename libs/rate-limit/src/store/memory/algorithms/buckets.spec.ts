@@ -3,9 +3,8 @@ import {
   T0,
   thresholds,
   reported,
+  LIMIT,
 } from '../../../../test/support/memory-store-driver';
-
-const LIMIT = { allowed: false, reason: 'limit' };
 
 /**
  * What token-bucket, leaky-bucket and GCRA answer alike: the same arithmetic seen as tokens left,

@@ -3,11 +3,10 @@ import {
   T0,
   thresholds,
   reported,
+  LIMIT,
 } from '../../../../test/support/memory-store-driver';
 
 const START = T0 - 1_000; // T0 is 1 s into a 10 s window
-const LIMIT = { allowed: false, reason: 'limit' };
-
 describe('fixed-window (memory store)', () => {
   const p = thresholds('fixed-window', 5, 10_000);
   let client: MemoryStoreDriver;

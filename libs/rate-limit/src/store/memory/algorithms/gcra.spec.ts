@@ -1,6 +1,9 @@
-import { MemoryStoreDriver, T0, thresholds } from '../../../../test/support/memory-store-driver';
-
-const LIMIT = { allowed: false, reason: 'limit' };
+import {
+  MemoryStoreDriver,
+  T0,
+  thresholds,
+  LIMIT,
+} from '../../../../test/support/memory-store-driver';
 
 describe('gcra (memory store)', () => {
   // An emission interval of 2 s, 5 at once from idle.

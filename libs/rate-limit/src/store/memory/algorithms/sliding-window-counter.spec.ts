@@ -3,12 +3,11 @@ import {
   T0,
   thresholds,
   reported,
+  LIMIT,
 } from '../../../../test/support/memory-store-driver';
 
 const START = T0 - 1_000; // T0 is 1 s into a window of every length used here
 const HOUR = 3_600_000;
-const LIMIT = { allowed: false, reason: 'limit' };
-
 describe('sliding-window-counter (memory store)', () => {
   const p = thresholds('sliding-window-counter', 5, 10_000);
   let client: MemoryStoreDriver;

@@ -3,9 +3,8 @@ import {
   T0,
   thresholds,
   reported,
+  LIMIT,
 } from '../../../../test/support/memory-store-driver';
-
-const LIMIT = { allowed: false, reason: 'limit' };
 
 describe('sliding-window (memory store)', () => {
   const p = thresholds('sliding-window', 5, 10_000);
