@@ -4,6 +4,7 @@ import type { RateLimitDecision } from '../../decision/rate-limit-decision.inter
 import type { StoreEntry, StoreOp, StoreReply } from '../rate-limit-store.interface';
 import type { ReasonCode } from '../reason-code';
 import { storeDecision, type Mutable } from '../store-decision';
+import { encodeLoneCall, readLoneReply } from './lone-call';
 
 const FIELDS_PER_OUTCOME = 4;
 /** First value of a group the script could not decide; its error message follows. */
@@ -29,7 +30,7 @@ export function encodeDecideCall(
   chargedAtUs?: number,
 ): DecideCall {
   if (groups.length === 1 && groups[0].length === 1 && nowUs === undefined && op !== 'refund') {
-    const lone = encodeLone(op, groups[0][0]);
+    const lone = encodeLoneCall(op, groups[0][0]);
     if (lone) return lone;
   }
   const specs = new Map<RateLimitPolicy, number>();
@@ -70,46 +71,6 @@ export function encodeDecideCall(
 }
 
 /**
- * The lone form (see decide.lua): one entry decided on Redis time, without a client override
- * key or a penalty. The usual request, in 1 argument instead of 14: every argument costs Redis
- * (about 1,000 instructions, callgrind) and the client more (about 2,300: ioredis writes each
- * one apart), and Redis parses a spec once per library load. A policy's spec is built once.
- */
-function encodeLone(op: 'consume' | 'peek', entry: StoreEntry): DecideCall | undefined {
-  const { policy, cost } = entry;
-  if (entry.overrideKey !== undefined || policy.blockForMs > 0) return undefined;
-  let specs = loneSpecs.get(policy);
-  if (specs === undefined) loneSpecs.set(policy, (specs = loneSpecsOf(policy)));
-  if (cost === 1) return { keys: [entry.key], args: [specs[op]] };
-  const { algo, limit, windowMs, burst } = policy;
-  const op1 = op === 'consume' ? 'c' : 'p';
-  return {
-    keys: [entry.key],
-    args: [`${op1}${algo}:${limit}:${windowMs}:${burst}:${specs.shadow}:${cost}`],
-  };
-}
-
-/** Per policy object (a new one on every change), its lone specs for cost 1. */
-const loneSpecs = new WeakMap<RateLimitPolicy, LoneSpecs>();
-
-interface LoneSpecs {
-  readonly consume: string;
-  readonly peek: string;
-  readonly shadow: 0 | 1;
-}
-
-function loneSpecsOf({ algo, limit, windowMs, burst, mode }: RateLimitPolicy): LoneSpecs {
-  const shadow = mode === 'shadow' ? 1 : 0;
-  // burst, shadow and cost only when one of them is not its default.
-  const more = burst !== limit || shadow ? `:${burst}:${shadow}:1` : '';
-  return {
-    consume: `c${algo}:${limit}:${windowMs}${more}`,
-    peek: `p${algo}:${limit}:${windowMs}${more}`,
-    shadow,
-  };
-}
-
-/**
  * Whether no key appears twice: the script then reads and writes each key directly, without
  * its per-call cache (see lua/prelude.lua). A key repeats when one client has two requests in a
  * batch, or when a policy keyed by route is decided for several clients.
@@ -127,7 +88,12 @@ export function parseDecideReply(
   reply: unknown,
   groups: readonly (readonly StoreEntry[])[],
 ): (StoreReply | RateLimitStoreError)[] {
-  if (typeof reply === 'string') return [admittedLone(reply, groups)];
+  if (typeof reply === 'string') {
+    const admitted =
+      groups.length === 1 && groups[0].length === 1 && readLoneReply(reply, groups[0][0]);
+    if (!admitted) throw unexpected(reply);
+    return [admitted];
+  }
   if (!Array.isArray(reply) || typeof reply[0] !== 'number') throw unexpected(reply);
   const values = reply as (number | string)[];
   const decidedAtUs = values[0] as number;
@@ -167,27 +133,6 @@ export function parseDecideReply(
   }
   if (i !== values.length) throw unexpected(reply);
   return replies;
-}
-
-/**
- * The lone form's reply when it admits (see decide.lua): '<seconds>:<microseconds>:<remaining>:
- * <resetMs>', read without splitting it (no array, no strings but the four numbers).
- */
-function admittedLone(reply: string, groups: readonly (readonly StoreEntry[])[]): StoreReply {
-  if (groups.length !== 1 || groups[0].length !== 1) throw unexpected(reply);
-  const a = reply.indexOf(':');
-  const b = reply.indexOf(':', a + 1);
-  const c = reply.indexOf(':', b + 1);
-  const decidedAtUs = Number(reply.slice(0, a)) * 1_000_000 + Number(reply.slice(a + 1, b));
-  const remaining = Number(reply.slice(b + 1, c));
-  const resetMs = Number(reply.slice(c + 1));
-  // Every field present (an empty one would read as 0) and a number.
-  const present = a > 0 && b > a + 1 && c > b + 1 && c + 1 < reply.length;
-  if (!(present && decidedAtUs >= 0 && remaining >= 0 && resetMs >= 0)) {
-    throw unexpected(reply);
-  }
-  const decision = storeDecision(groups[0][0], 'redis', remaining, resetMs, 0, 0);
-  return { admitted: true, decisions: [decision], decidedAtUs };
 }
 
 /**

@@ -36,7 +36,11 @@ describe('RoundTripDeadlines (the request path round trips, on one timer)', () =
     );
     const seen: unknown[] = [];
     const late = pending<string>();
-    const error = await recovering(late.promise, (e) => seen.push(e)).catch((e: unknown) => e);
+    const recoverLate = (e: unknown): string => {
+      seen.push(e);
+      return 'recovered too late';
+    };
+    const error = await recovering(late.promise, recoverLate).catch((e: unknown) => e);
     expect((error as RateLimitStoreError).failure).toBe('timeout');
     late.reject(new Error('NOSCRIPT'));
     await late.promise.catch(() => undefined);
