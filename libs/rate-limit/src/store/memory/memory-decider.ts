@@ -53,8 +53,12 @@ export class MemoryDecider {
       states.forEach((st, i) => this.commitOrPenalize(entries[i], params[i], st, admitted));
     }
     const decisions = states.map((st, i) => toDecision(entries[i], st));
-    const uncharged = states.flatMap((st, i) => (st.free ? [i] : []));
-    if (uncharged.length === 0) return { admitted, decisions, decidedAtUs: now };
+    // Rare (an allow over the limit): no list at all on the usual decision.
+    let uncharged: number[] | undefined;
+    states.forEach((st, i) => {
+      if (st.free) (uncharged ??= []).push(i);
+    });
+    if (uncharged === undefined) return { admitted, decisions, decidedAtUs: now };
     return { admitted, decisions, decidedAtUs: now, uncharged };
   }
 
