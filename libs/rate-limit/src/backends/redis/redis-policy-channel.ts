@@ -46,11 +46,12 @@ export class RedisPolicyChannel extends ChannelListeners implements PolicyChanne
   }
 
   async subscribe(waitMs: number): Promise<void> {
-    // Unlike the request path, the subscriber may queue while (re)connecting: it never blocks a request.
+    // Unlike the request path, the subscriber may queue while (re)connecting: it never blocks a
+    // request.
     const queueing = { enableOfflineQueue: true, maxRetriesPerRequest: null };
     const subscriber = isCluster(this.client)
       ? this.client.duplicate([], { enableOfflineQueue: true, redisOptions: queueing })
-      : this.client.duplicate(queueing);
+      : this.resubscribing(this.client.duplicate({ ...queueing, autoResubscribe: false }));
     this.subscriber = subscriber;
     subscriber.on('error', () => undefined);
     subscriber.on('message', (_channel: string, raw: string) => this.received(raw));
@@ -60,6 +61,22 @@ export class RedisPolicyChannel extends ChannelListeners implements PolicyChanne
         `Not yet subscribed to ${this.channel} (${error.message}); relying on the refresh interval until then`,
       );
     });
+  }
+
+  /**
+   * Subscribes `subscriber` again after each reconnect. ioredis would, with a promise nobody
+   * handles: a shutdown while that SUBSCRIBE waits on a stalled Redis rejected it unhandled, out
+   * of the library. (A Cluster's subscriber connection is ioredis's own: left to it.)
+   */
+  private resubscribing(subscriber: Redis): Redis {
+    let lost = false;
+    subscriber.on('close', () => (lost = true));
+    subscriber.on('ready', () => {
+      if (!lost) return;
+      lost = false;
+      subscriber.subscribe(this.channel).catch(() => undefined);
+    });
+    return subscriber;
   }
 
   announceOverride(name: string, override: PolicyOverride | null): Promise<void> {

@@ -1,0 +1,64 @@
+import { createServer, connect, type Socket } from 'node:net';
+
+/**
+ * A TCP proxy in front of a test Redis, for faults a signal to the server cannot time: the
+ * network dropping every connection at once, or one command held on its way to Redis (Redis
+ * answers it never, as a stalled server would, while everything before it went through).
+ */
+export interface TcpProxy {
+  readonly url: string;
+  /** Destroys every connection through the proxy (clients see the network drop). */
+  dropConnections(): void;
+  /**
+   * From now on, the first client-to-Redis chunk matching `pattern` is held, with all that
+   * follows on its connection; resolves once one has been.
+   */
+  holdFrom(pattern: RegExp): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+  const sockets = new Set<Socket>();
+  let hold: { pattern: RegExp; held: () => void } | undefined;
+  const server = createServer((client) => {
+    const upstream = connect(targetPort, targetHost);
+    let holding = false;
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.on('data', (chunk: Buffer) => {
+      if (!holding && hold?.pattern.test(chunk.toString('latin1'))) {
+        holding = true;
+        hold.held();
+        hold = undefined;
+      }
+      if (!holding) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      if (typeof address !== 'object' || !address) return reject(new Error('no port'));
+      resolve({
+        url: `redis://127.0.0.1:${address.port}`,
+        dropConnections: () => {
+          for (const socket of sockets) socket.destroy();
+        },
+        holdFrom: (pattern) => new Promise<void>((held) => (hold = { pattern, held })),
+        close: () =>
+          new Promise<void>((done) => {
+            for (const socket of sockets) socket.destroy();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}
