@@ -41,7 +41,8 @@
 --   then per extra the entry's index in the group (1..n) and: a deny's message (a string, ''
 --   for none), a quota's capacity (an integer >= 1, reported as its limit), or for an allow 0
 --   (charged) or -1 (admitted over its limit, not charged: a refund must not give it back).
---   A quota whose thresholds are out of bounds (written by hand) is no override.
+--   A quota's threshold out of its bounds (written by hand) is the spec's; a sliding-window
+--   quota whose limit is above the log's cap (MAX_SLIDING_LOG) is no override.
 --   or, for a group with a key this script cannot read (say, another type written by hand): -1
 --   and the error message; nothing of that group is written.
 --   The lone form replies as one group of one entry, or when admitted (reason 0) with one
