@@ -545,4 +545,53 @@ export const EQUIVALENT = [
     to: '>=',
     why: 'a level of 0 returns 0 either way',
   },
+  // decide.lua's decide_one, sorted (2026-11-29). An override's action is a tag compared only
+  // with the other tags in Lua, never replied: any value distinct from NONE, ALLOW and DENY.
+  {
+    file: 'decide.lua',
+    code: 'local NONE, ALLOW, DENY, QUOTA = 0, 1, 2, 3',
+    from: '3',
+    to: '4',
+    why: 'QUOTA is a tag compared with the others alone; 4 is as distinct as 3',
+  },
+  // A wait above 0 comes only with a refusal over the limit (every check returns 0 when it
+  // admits; a cost above capacity sets 0), whose retry is clamped to at least 1 ms, and
+  // to_ms(0) is 0.
+  {
+    file: 'decide.lua',
+    code: 'if retryUs > 0 then retryMs = to_ms(retryUs) end',
+    from: '>',
+    to: '>=',
+    why: 'to_ms(0) is 0',
+  },
+  {
+    file: 'decide.lua',
+    code: 'if retryUs > 0 then retryMs = to_ms(retryUs) end',
+    from: '0',
+    to: '1',
+    why: "a wait of at most 1 us is a refusal's, clamped to 1 ms either way (to_ms(1) is 1)",
+  },
+  // The clamps: at equality they assign what the variable already holds.
+  {
+    file: 'decide.lua',
+    code: 'if retryMs < 1 then retryMs = 1 end',
+    from: '<',
+    to: '<=',
+    why: 'a retry of 1 ms is set to 1 ms',
+  },
+  {
+    file: 'decide.lua',
+    code: 'if retryMs < 1 then retryMs = 1 end',
+    from: '1',
+    to: '2',
+    at: 14,
+    why: 'to_ms gives whole milliseconds: below 2 is 0 or 1, and 1 is set to 1',
+  },
+  {
+    file: 'decide.lua',
+    code: 'if resetMs < retryMs then resetMs = retryMs end',
+    from: '<',
+    to: '<=',
+    why: 'an equal reset is set to itself',
+  },
 ];

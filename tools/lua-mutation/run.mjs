@@ -35,13 +35,15 @@ const SPECS = [
 const BREAK = 0.85;
 
 // Every file that defines an algorithm (`algorithms['<name>'] =`, as decide-script.ts assembles
-// them) and the call's fragments: read from the directory, not listed a second time here.
+// them), the call's fragments and what they run on (decide.lua: decide_one, the reasons and
+// bounds; begin-call.lua): read from the directory, not listed a second time here.
 const decideFiles = () =>
   readdirSync(LUA)
     .filter((f) => f.endsWith('.lua'))
     .filter(
       (f) =>
-        f.startsWith('decide-call') ||
+        f.startsWith('decide') ||
+        f === 'begin-call.lua' ||
         /^algorithms\['[^']+'\] =/m.test(readFileSync(join(LUA, f), 'utf8')),
     )
     .sort()

@@ -197,6 +197,19 @@ describe.each(factories)('client overrides: $name store', (factory) => {
     expect((await other.peek(p, T0 + 2_000)).remaining).toBe(4);
   });
 
+  it("a quota threshold one past its bound is the policy's", async () => {
+    const p = policy({ algo: 'token-bucket', limit: 5, window: 10_000 });
+    // 366 days and 1 ms: the policy's 10 s refill a token within 2 s.
+    await sut.store.putClientOverride(client.entry(p).overrideKey!, 'quota::31622400001:');
+    await client.hit(p, T0);
+    expect((await client.peek(p, T0 + 2_000)).remaining).toBe(5);
+    const sliding = policy({ algo: 'sliding-window', limit: 5 });
+    await put(sliding, { action: 'quota', limit: 10_001 });
+    const decision = await client.hit(sliding, T0);
+    expect(decision.limit).toBe(5);
+    expect(decision.clientOverride).toBeUndefined();
+  });
+
   it('a sliding-window quota above the log cap is no quota (written before an algo change)', async () => {
     const p = policy({ algo: 'sliding-window', limit: 5 });
     await put(p, { action: 'quota', limit: 20_000 });

@@ -47,6 +47,8 @@ describe.each(factories)('conformance: $name store', (factory) => {
       expect(out.slice(0, 5).every((o) => o.retryAfterMs === 0 && o.reason === undefined)).toBe(
         true,
       );
+      // The request as a whole (what decides the refund of a request's other groups).
+      expect((await client.run('consume', [p], T0)).admitted).toBe(false);
     });
 
     it('does not charge rejected requests: after the retry time exactly one more passes', async () => {
@@ -69,6 +71,8 @@ describe.each(factories)('conformance: $name store', (factory) => {
         retryAfterMs: 0,
         resetMs,
       });
+      // Not even an empty count of the window written.
+      expect(await sut.keyCount()).toBe(0);
       expect((await hits(p, T0, 5)).every((o) => o.allowed)).toBe(true);
     });
 
