@@ -545,6 +545,15 @@ export const EQUIVALENT = [
     to: '>=',
     why: 'a level of 0 returns 0 either way',
   },
+  // Where a quota's own spec goes: after the call's specs, at any offset that overlaps none of
+  // them; nothing reads SP between the specs and spTop, or iterates it.
+  {
+    file: 'decide-call.lua',
+    code: 'local spTop = nspecs * 7',
+    from: '7',
+    to: '8',
+    why: "a quota's spec placed after a gap of nspecs slots: read back at the index it was put",
+  },
   // decide.lua's decide_one, sorted (2026-11-29). An override's action is a tag compared only
   // with the other tags in Lua, never replied: any value distinct from NONE, ALLOW and DENY.
   {
