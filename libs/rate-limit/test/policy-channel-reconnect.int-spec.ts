@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { RedisPolicyChannel } from '../src/backends/redis/redis-policy-channel';
 import { LIMITER_CLIENT_DEFAULTS } from '../src/store/redis/create-redis-client';
 import { startTestRedis, uniquePrefix, type TestRedis } from './support/redis-test-server';
-import { within } from './support/within';
+import { UnhandledRejections } from './e2e/fixtures/unhandled-rejections';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
 
 /**
@@ -18,8 +18,7 @@ describe('RedisPolicyChannel after a dropped connection', () => {
   let channel: RedisPolicyChannel;
   /** The channel's own connection, as it makes it (a duplicate of the client's). */
   let subscriber: Redis;
-  const unhandled: unknown[] = [];
-  const noteUnhandled = (reason: unknown) => unhandled.push(reason);
+  let unhandled: UnhandledRejections;
 
   beforeEach(async () => {
     server ??= await startTestRedis();
@@ -31,11 +30,11 @@ describe('RedisPolicyChannel after a dropped connection', () => {
       (subscriber = duplicate(...args))) as Redis['duplicate'];
     channel = new RedisPolicyChannel(client, uniquePrefix('channel'));
     await channel.subscribe(2_000);
-    unhandled.length = 0;
-    process.on('unhandledRejection', noteUnhandled);
+    unhandled = new UnhandledRejections();
+    unhandled.install();
   });
   afterEach(async () => {
-    process.off('unhandledRejection', noteUnhandled);
+    unhandled.uninstall();
     await channel.close();
     client.disconnect();
     await proxy.close();
@@ -45,17 +44,16 @@ describe('RedisPolicyChannel after a dropped connection', () => {
   });
 
   it('resubscribes: an announcement after the drop reaches it', async () => {
+    // Listening after the channel did: its SUBSCRIBE is sent when this runs, and a PING sent
+    // then is answered after it.
+    const resubscribed = new Promise((resolve) => subscriber.once('ready', resolve));
     proxy.dropConnections();
-    const received: string[] = [];
-    channel.onReset((name) => received.push(name));
-    // Both connections come back on their own time, and a SUBSCRIBE's reply is no event:
-    // announce until one arrives (the reconnects take 50-100 ms of backoff).
-    await within(5_000, async () => {
-      if (client.status !== 'ready') return false;
-      await channel.announceReset('p', ['t']);
-      return received.length > 0;
-    });
-    expect(received[0]).toBe('p');
+    await resubscribed;
+    await subscriber.ping();
+    if (client.status !== 'ready') await new Promise((resolve) => client.once('ready', resolve));
+    const received = new Promise<string>((resolve) => channel.onReset((name) => resolve(name)));
+    await channel.announceReset('p', ['t']);
+    expect(await received).toBe('p');
   });
 
   it('closing while the resubscription waits on a stalled Redis rejects nothing unhandled', async () => {
@@ -67,6 +65,6 @@ describe('RedisPolicyChannel after a dropped connection', () => {
     await ended;
     // A rejection is reported unhandled once the microtasks after it have run: a macrotask later.
     await new Promise((resolve) => setImmediate(resolve));
-    expect(unhandled.map((reason) => (reason as Error).message)).toEqual([]);
+    expect(unhandled.describe()).toEqual([]);
   });
 });

@@ -2,16 +2,17 @@ import { createServer, connect, type Socket } from 'node:net';
 
 /**
  * A TCP proxy in front of a test Redis, for faults a signal to the server cannot time: the
- * network dropping every connection at once, or one command held on its way to Redis (Redis
- * answers it never, as a stalled server would, while everything before it went through).
+ * network dropping every connection at once, or a command held on its way to Redis (Redis
+ * never answers it, as a stalled server would, while the chunks before it went through).
  */
 export interface TcpProxy {
   readonly url: string;
   /** Destroys every connection through the proxy (clients see the network drop). */
   dropConnections(): void;
   /**
-   * From now on, the first client-to-Redis chunk matching `pattern` is held, with all that
-   * follows on its connection; resolves once one has been.
+   * From now on, the first client-to-Redis chunk matching `pattern` (whole, with any command
+   * sent in the same write) is held, with all that follows on its connection; resolves once one
+   * has been, never if none matches.
    */
   holdFrom(pattern: RegExp): Promise<void>;
   close(): Promise<void>;
