@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { RedisPolicyChannel } from '../src/backends/redis/redis-policy-channel';
 import { LIMITER_CLIENT_DEFAULTS } from '../src/store/redis/create-redis-client';
@@ -34,6 +35,7 @@ describe('RedisPolicyChannel after a dropped connection', () => {
     unhandled.install();
   });
   afterEach(async () => {
+    jest.restoreAllMocks();
     unhandled.uninstall();
     await channel.close();
     client.disconnect();
@@ -57,6 +59,7 @@ describe('RedisPolicyChannel after a dropped connection', () => {
   });
 
   it('closing while the resubscription waits on a stalled Redis rejects nothing unhandled', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn');
     const held = proxy.holdFrom(/subscribe/i);
     proxy.dropConnections();
     await held;
@@ -66,5 +69,18 @@ describe('RedisPolicyChannel after a dropped connection', () => {
     // A rejection is reported unhandled once the microtasks after it have run: a macrotask later.
     await new Promise((resolve) => setImmediate(resolve));
     expect(unhandled.describe()).toEqual([]);
+    // Nor a warning: a resubscription a shutdown cuts short is no failure.
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('a resubscription Redis refuses is logged, not dropped in silence', async () => {
+    const warned = new Promise<string>((resolve) =>
+      jest.spyOn(Logger.prototype, 'warn').mockImplementation((message) => resolve(`${message}`)),
+    );
+    const refused = proxy.answerInstead(/subscribe/i, '-ERR refused by the test\r\n');
+    proxy.dropConnections();
+    await refused;
+    expect(await warned).toContain('Could not subscribe again');
+    expect(await warned).toContain('ERR refused by the test');
   });
 });

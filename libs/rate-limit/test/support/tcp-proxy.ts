@@ -15,12 +15,17 @@ export interface TcpProxy {
    * has been, never if none matches.
    */
   holdFrom(pattern: RegExp): Promise<void>;
+  /**
+   * From now on, the first client-to-Redis chunk matching `pattern` is not sent: the client gets
+   * `reply` (RESP, say an error) instead, and the connection goes on; resolves once it has.
+   */
+  answerInstead(pattern: RegExp, reply: string): Promise<void>;
   close(): Promise<void>;
 }
 
 export function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
-  let hold: { pattern: RegExp; held: () => void } | undefined;
+  let hold: { pattern: RegExp; held: () => void; reply?: string } | undefined;
   const server = createServer((client) => {
     const upstream = connect(targetPort, targetHost);
     let holding = false;
@@ -35,9 +40,11 @@ export function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Pro
     }
     client.on('data', (chunk: Buffer) => {
       if (!holding && hold?.pattern.test(chunk.toString('latin1'))) {
-        holding = true;
-        hold.held();
+        const { held, reply } = hold;
         hold = undefined;
+        held();
+        if (reply === undefined) holding = true;
+        else return void client.write(reply);
       }
       if (!holding) upstream.write(chunk);
     });
@@ -54,6 +61,8 @@ export function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Pro
           for (const socket of sockets) socket.destroy();
         },
         holdFrom: (pattern) => new Promise<void>((held) => (hold = { pattern, held })),
+        answerInstead: (pattern, reply) =>
+          new Promise<void>((held) => (hold = { pattern, held, reply })),
         close: () =>
           new Promise<void>((done) => {
             for (const socket of sockets) socket.destroy();

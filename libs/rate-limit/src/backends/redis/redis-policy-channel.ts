@@ -74,7 +74,13 @@ export class RedisPolicyChannel extends ChannelListeners implements PolicyChanne
     subscriber.on('ready', () => {
       if (!lost) return;
       lost = false;
-      subscriber.subscribe(this.channel).catch(() => undefined);
+      subscriber.subscribe(this.channel).catch((error: Error) => {
+        // The client closed meanwhile (a shutdown): expected, and nothing to subscribe to.
+        if (subscriber.status === 'end') return;
+        this.logger.warn(
+          `Could not subscribe again to ${this.channel} (${error.message}); relying on the refresh interval until the next reconnect`,
+        );
+      });
     });
     return subscriber;
   }
