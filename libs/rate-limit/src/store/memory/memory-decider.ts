@@ -55,9 +55,7 @@ export class MemoryDecider {
     const decisions = states.map((st, i) => toDecision(entries[i], st));
     // Rare (an allow over the limit): no list at all on the usual decision.
     let uncharged: number[] | undefined;
-    states.forEach((st, i) => {
-      if (st.free) (uncharged ??= []).push(i);
-    });
+    for (let i = 0; i < states.length; i++) if (states[i].free) (uncharged ??= []).push(i);
     if (uncharged === undefined) return { admitted, decisions, decidedAtUs: now };
     return { admitted, decisions, decidedAtUs: now, uncharged };
   }
