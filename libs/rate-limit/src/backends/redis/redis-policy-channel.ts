@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { isCluster } from '../../util/ioredis-shapes';
 import type { PolicyOverride } from '../../policy/policy-thresholds';
 import { BACKGROUND_TIMEOUT_MS } from '../../rate-limit.constants';
-import { closeClient } from '../../store/redis/close-client';
+import { closeClient, DISCONNECT_WAIT_MS } from '../../store/redis/close-client';
 import type { RedisClient } from '../../store/redis/redis-script';
 import { withTimeout } from '../../store/redis/with-timeout';
 import {
@@ -47,8 +47,12 @@ export class RedisPolicyChannel extends ChannelListeners implements PolicyChanne
 
   async subscribe(waitMs: number): Promise<void> {
     // Unlike the request path, the subscriber may queue while (re)connecting: it never blocks a
-    // request.
-    const queueing = { enableOfflineQueue: true, maxRetriesPerRequest: null };
+    // request. Closed by the limiter even when the client is the application's: its wait too.
+    const queueing = {
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      disconnectTimeout: DISCONNECT_WAIT_MS,
+    };
     const subscriber = isCluster(this.client)
       ? this.client.duplicate([], { enableOfflineQueue: true, redisOptions: queueing })
       : this.resubscribing(this.client.duplicate({ ...queueing, autoResubscribe: false }));

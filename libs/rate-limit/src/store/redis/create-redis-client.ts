@@ -2,6 +2,7 @@ import type * as Ioredis from 'ioredis';
 import type { ClusterOptions, RedisOptions } from 'ioredis';
 import type { RedisConnectionOptions } from '../../config/rate-limit-module-options.interface';
 import { isRedisClient } from '../../util/ioredis-shapes';
+import { DISCONNECT_WAIT_MS } from './close-client';
 import type { RedisClient } from './redis-script';
 
 /**
@@ -14,6 +15,7 @@ export const LIMITER_CLIENT_DEFAULTS: RedisOptions = {
   maxRetriesPerRequest: 0,
   connectTimeout: 2_000,
   retryStrategy: (attempt: number) => Math.min(50 * 2 ** attempt, 1_000),
+  disconnectTimeout: DISCONNECT_WAIT_MS,
 };
 
 /**
