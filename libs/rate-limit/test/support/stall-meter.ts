@@ -17,9 +17,12 @@ const TICK_MS = 2;
  */
 const TIMER_GRANULARITY_MS = 1;
 /** How much of the gap between two ticks the loop was stalled. */
-export const lateness = (gapMs: number): number => Math.max(0, gapMs - TICK_MS - TIMER_GRANULARITY_MS);
+export const lateness = (gapMs: number): number =>
+  Math.max(0, gapMs - TICK_MS - TIMER_GRANULARITY_MS);
 
 export interface StallMeter {
+  /** Milliseconds the loop ran late since the meter started, so far (it keeps running). */
+  stalled(): number;
   /** Milliseconds the loop ran late since the meter started (stops the meter). */
   stop(): number;
 }
@@ -32,11 +35,14 @@ export function meterStalls(): StallMeter {
     stalledMs += lateness(now - last);
     last = now;
   }, TICK_MS);
+  // The lateness of the tick that has not fired yet counts too.
+  const stalled = () => stalledMs + lateness(performance.now() - last);
   return {
+    stalled,
     stop() {
       clearInterval(timer);
-      // The lateness of the tick that has not fired yet counts too.
-      stalledMs += lateness(performance.now() - last);
+      stalledMs = stalled();
+      last = performance.now();
       return stalledMs;
     },
   };
